@@ -1,0 +1,16 @@
+# Helpers that register doctest binaries and their ctest labels (unit, golden, truth, slow, examples).
+
+# sgdnet_add_doctest(NAME LABELS l1 [l2…] SOURCES s1… LIBS lib1…)
+# Builds one doctest binary from the sources plus the shared doctest main and registers it as
+# one ctest per binary with the given labels.
+function(sgdnet_add_doctest name)
+    cmake_parse_arguments(ARG "" "" "LABELS;SOURCES;LIBS" ${ARGN})
+    add_executable(${name} ${ARG_SOURCES} ${PROJECT_SOURCE_DIR}/tests/doctest_main.cpp)
+    target_link_libraries(${name} PRIVATE ${ARG_LIBS} doctest::doctest sgdnet::warnings)
+    target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
+    target_compile_definitions(${name} PRIVATE
+        SGDNET_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+        SGDNET_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data")
+    add_test(NAME ${name} COMMAND ${name})
+    set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}")
+endfunction()

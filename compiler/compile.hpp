@@ -1,0 +1,35 @@
+// The compiler's public entry point: text → checked AST → Petri net IR.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "compiler/diagnostics.hpp"
+#include "net/petri_net.hpp"
+
+namespace sgdnet::compiler {
+
+enum class Granularity { Fine, Coarse };
+
+struct CompileOptions {
+    /// `--set NAME=VALUE` pairs; VALUE uses the language's expression syntax (units included).
+    std::vector<std::pair<std::string, std::string>> overrides;
+    /// `--granularity`, overriding the training block's.
+    std::optional<Granularity> granularity;
+};
+
+/// Runs the whole pipeline (parse → build AST → resolve → check → lower → validate) on `text`,
+/// registered under `display_name` (used in diagnostics; relative paths inside the file, e.g.
+/// `empirical("x.txt")`, `profile("p.json")`, are resolved against its directory).
+/// Returns the net, or nullopt when `diags` has errors.
+std::optional<net::PetriNet> compile(std::string_view text, const std::string& display_name,
+                                     const CompileOptions& options, Diagnostics& diags);
+
+/// Reads `path` and compiles it; an unreadable file is a diagnostic.
+std::optional<net::PetriNet> compile_file(const std::string& path, const CompileOptions& options,
+                                          Diagnostics& diags);
+
+}  // namespace sgdnet::compiler

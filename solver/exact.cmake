@@ -1,0 +1,1 @@
+set(SGDNET_SOLVER_EXACT)
