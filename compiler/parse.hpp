@@ -11,4 +11,8 @@ namespace sgdnet::compiler {
 /// that could be built. Never throws on bad input (empty, binary, unterminated, deeply nested).
 Ast parse(uint32_t file, Diagnostics& diags);
 
+/// Parses the whole source `file` as one expression (used for `--set NAME=VALUE` values and
+/// sweep ranges). Returns null after reporting a diagnostic when it is not exactly one expression.
+ExprPtr parse_expression(uint32_t file, Diagnostics& diags);
+
 }  // namespace sgdnet::compiler
