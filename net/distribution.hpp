@@ -109,5 +109,7 @@ double exponential_rate(const Distribution& d);
 /// Canonical text, e.g. `exp(rate=1.25)`, `det(0.004)`, `lognormal(mean=0.12, cv=0.05)`,
 /// numbers printed with %.17g trimmed to the shortest exact form; used by the `net` printer.
 std::string to_string(const Distribution& d);
+/// Shortest text that reads back to exactly `v` (std::to_chars), e.g. `0.004`, `1e-06`, `25`.
+std::string format_number(double v);
 
 }  // namespace sgdnet::net
