@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -69,7 +70,7 @@ TEST_CASE("print: canonical layout with header counts, params, places, arcs, mea
     // Distribution and expression texts come from their own (separately tested) printers.
     const std::string expected =
         "net mm1k\n"
-        "  places 2, timed 2, immediate 1, arcs 6, measures 3\n"
+        "  places 2, timed 2, immediate 1, arcs 5, measures 3\n"
         "params\n"
         "  K = 3\n"
         "  lambda = 0.5\n"
