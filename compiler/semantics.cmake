@@ -1,1 +1,5 @@
-set(SGDNET_COMPILER_SEMANTICS)
+# Semantic passes and the pipeline: units, evaluation, resolve, check, raw-net lowering, compile().
+set(SGDNET_COMPILER_SEMANTICS
+    units.cpp
+    eval.cpp
+)

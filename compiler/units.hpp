@@ -1,0 +1,84 @@
+// Dimensions, the unit table and quantity literals of LANGUAGE.md §3 (canonical s, B, B/s).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sgdnet::compiler {
+
+/// A physical dimension as an exponent vector over the base dimensions time and size.
+/// The five dimensions named by LANGUAGE.md §3 are dimensionless {0,0}, time {1,0},
+/// size {0,1}, rate {-1,1} (size per time) and frequency {-1,0}; other exponent vectors arise
+/// only in intermediate products (e.g. size², time·size) and are printed as such.
+struct Dim {
+    int time = 0;
+    int size = 0;
+
+    static constexpr Dim none() { return {0, 0}; }
+    static constexpr Dim seconds() { return {1, 0}; }
+    static constexpr Dim bytes() { return {0, 1}; }
+    static constexpr Dim rate() { return {-1, 1}; }
+    static constexpr Dim frequency() { return {-1, 0}; }
+
+    bool dimensionless() const { return time == 0 && size == 0; }
+    constexpr Dim operator*(Dim o) const { return {time + o.time, size + o.size}; }
+    constexpr Dim operator/(Dim o) const { return {time - o.time, size - o.size}; }
+    /// The dimension raised to an integer power.
+    constexpr Dim pow(int k) const { return {time * k, size * k}; }
+    bool operator==(const Dim&) const = default;
+};
+
+/// Name of a dimension for messages: "dimensionless", "time", "size", "rate", "frequency", or
+/// an exponent form such as "size^2" or "time*size" for the others.
+std::string to_string(Dim d);
+/// The article form used in messages: "a time", "a size", "a rate", "a frequency",
+/// "a dimensionless number", "a size^2".
+std::string with_article(Dim d);
+/// The canonical unit of a dimension as printed: "s", "B", "B/s", "1/s", "" (dimensionless);
+/// exponent forms otherwise ("B^2", "s*B").
+std::string canonical_unit(Dim d);
+/// A unit a modeler would typically write for a dimension, used in "did you mean 5 ms?" hints:
+/// time → "ms", size → "MB", rate → "Gbps", frequency → "Hz"; "" when there is none.
+std::string suggested_unit(Dim d);
+
+/// One entry of the unit table: `value_in_unit * factor` is the canonical value.
+struct Unit {
+    std::string_view name;
+    double factor = 1;
+    Dim dim;
+};
+
+/// Looks up a unit as written after a number (`ms`, `MB`, `Gbps`, `KiB/s`, `Hz`, `/s`).
+/// Spaces inside the spelling are ignored (`KB / s` = `KB/s`). Returns null when unknown.
+const Unit* find_unit(std::string_view spelling);
+/// Every unit name of the table, in table order (for "did you mean" suggestions).
+std::vector<std::string_view> unit_names();
+
+/// A number with a dimension, in canonical units (s, B, B/s, 1/s).
+struct Quantity {
+    double value = 0;
+    Dim dim;
+    bool operator==(const Quantity&) const = default;
+};
+
+/// The canonical quantity of a literal `value unit` (unit "" = dimensionless), or nullopt when
+/// the unit is unknown. Example: quantity_of(10, "Gbps") = {1.25e9, rate}.
+std::optional<Quantity> quantity_of(double value, std::string_view unit);
+
+/// Formats a canonical value with its canonical unit for messages, e.g. "0.004 s", "5", "1.25e+09 B/s".
+std::string format_quantity(const Quantity& q);
+/// Formats a double the shortest way that round-trips (%.17g trimmed), e.g. 0.1 → "0.1".
+std::string format_number(double v);
+
+/// Levenshtein distance, used for "did you mean" suggestions.
+std::size_t edit_distance(std::string_view a, std::string_view b);
+/// The candidate closest to `name` by edit distance when it is close enough to be a plausible
+/// typo (distance ≤ max(1, |name|/3)); nullopt otherwise.
+std::optional<std::string> closest_name(std::string_view name,
+                                        const std::vector<std::string>& candidates);
+/// `"; did you mean `X`?"` for the closest candidate, or "" when there is none.
+std::string did_you_mean(std::string_view name, const std::vector<std::string>& candidates);
+
+}  // namespace sgdnet::compiler
