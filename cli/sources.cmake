@@ -1,1 +1,9 @@
-set(SGDNET_CLI_SOURCES)
+# SGDNET_CLI_SOURCES: the `sgdnet` executable, one file per subcommand.
+set(SGDNET_CLI_SOURCES
+    main.cpp
+    common.cpp
+    output.cpp
+    cmd_check.cpp
+    cmd_compile.cpp
+    cmd_run.cpp
+)

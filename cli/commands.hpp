@@ -1,0 +1,87 @@
+// Arguments and entry points of the `sgdnet` subcommands (LANGUAGE.md §7), shared by main.cpp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/compile.hpp"
+#include "net/petri_net.hpp"
+#include "solver/solve_options.hpp"
+
+namespace sgdnet::cli {
+
+/// What a subcommand reports to main.cpp, which alone maps it to an exit code.
+enum class Status {
+    Ok,                   // exit 0
+    InputError,           // exit 2: usage, syntax, semantics, unreadable file (already printed)
+    PrecisionNotReached,  // exit 4: results printed, warning printed
+};
+
+/// State main.cpp keeps for its error messages: the net being solved, to point a SolveError at
+/// the source of the place or transition it names.
+struct Context {
+    std::optional<net::PetriNet> net;
+};
+
+struct CheckArgs {
+    std::vector<std::string> files;
+};
+
+struct CompileArgs {
+    std::string file;
+    std::string emit = "net";  // net | dot | pnml | json
+    std::string output;        // "" = stdout
+    std::vector<std::string> sets;
+    std::string granularity;   // "" | fine | coarse
+};
+
+/// Every option of `run`; `sweep` reuses them for each point.
+struct RunArgs {
+    std::string file;
+    std::vector<std::string> sets;
+    std::string granularity;
+    std::string solver = "sim";  // sim | exact | auto
+    double precision = 0.01;
+    double confidence = 0.95;
+    uint64_t seed = 1;
+    unsigned threads = 0;
+    std::string max_time = "60s";
+    uint64_t max_states = 5'000'000;
+    bool phase_type = false;
+    std::string arith = "double";  // double | mp
+    std::string format = "table";  // table | json | csv
+};
+
+struct ImportProfileArgs {
+    std::string file;
+    std::string output;  // "" = stdout
+    std::string name;    // layer table name; "" = the file's stem
+};
+
+Status cmd_check(const CheckArgs& args);
+Status cmd_compile(const CompileArgs& args);
+/// Compiles and solves; stores the net in ctx before solving. Throws solver::SolveError.
+Status cmd_run(const RunArgs& args, Context& ctx);
+Status cmd_import_profile(const ImportProfileArgs& args);
+
+// Helpers shared by the subcommands (cli/common.cpp). Each prints `error: …` to stderr and
+// returns nullopt on bad input.
+
+/// Splits `NAME=VALUE` pairs of --set.
+std::optional<std::vector<std::pair<std::string, std::string>>> parse_sets(
+    const std::vector<std::string>& sets);
+/// A duration with a time unit (`30s`, `2 min`, `500 ms`) or a bare number of seconds.
+std::optional<double> parse_duration(const std::string& text);
+/// CompileOptions from --set and --granularity.
+std::optional<compiler::CompileOptions> make_compile_options(
+    const std::vector<std::string>& sets, const std::string& granularity);
+/// SolveOptions from the run options.
+std::optional<solver::SolveOptions> make_solve_options(const RunArgs& args);
+/// Compiles `file`, printing its diagnostics (errors and warnings) to stderr as rendered.
+std::optional<net::PetriNet> compile_and_report(const std::string& file,
+                                                const compiler::CompileOptions& options);
+
+}  // namespace sgdnet::cli

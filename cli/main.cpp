@@ -1,0 +1,155 @@
+// The `sgdnet` command (LANGUAGE.md §7): CLI11 subcommands; the only catch site and the only place
+// that chooses exit codes (0 ok, 2 input wrong, 3 model cannot be solved, 4 precision not reached).
+#include <exception>
+#include <iostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.hpp"
+#include "solver/solve_result.hpp"
+
+#ifndef SGDNET_VERSION
+#define SGDNET_VERSION "0"
+#endif
+
+namespace {
+
+using namespace sgdnet::cli;
+
+constexpr int kExitOk = 0;
+constexpr int kExitInternal = 1;
+constexpr int kExitInput = 2;
+constexpr int kExitUnsolvable = 3;
+constexpr int kExitPrecision = 4;
+
+int exit_code(Status s) {
+    switch (s) {
+        case Status::Ok: return kExitOk;
+        case Status::InputError: return kExitInput;
+        case Status::PrecisionNotReached: return kExitPrecision;
+    }
+    return kExitInternal;
+}
+
+/// `FILE:LINE:COL: note: …` pointing at the net element a SolveError names, when known.
+void print_solve_error_notes(const sgdnet::solver::SolveError& e, const Context& ctx) {
+    if (!ctx.net) return;
+    const auto& net = *ctx.net;
+    auto note = [&](const sgdnet::net::SourceRange& where, const std::string& what) {
+        if (!where.valid()) return;
+        const std::string file = where.file < net.files.size() ? net.files[where.file] : "?";
+        std::cerr << file << ":" << where.begin.line << ":" << where.begin.col << ": note: "
+                  << what << " is declared here\n";
+    };
+    if (e.place() && *e.place() < net.places.size()) {
+        const auto& p = net.places[*e.place()];
+        note(p.where, "place '" + p.name + "'");
+    }
+    if (e.transition() && *e.transition() < net.transitions.size()) {
+        const auto& t = net.transitions[*e.transition()];
+        note(t.where, "transition '" + t.name + "'");
+    }
+}
+
+void add_solve_options(CLI::App* cmd, RunArgs& a) {
+    cmd->add_option("--set", a.sets, "Override a param: NAME=VALUE (units allowed, e.g. bw=25Gbps)")
+        ->allow_extra_args(false);
+    cmd->add_option("--granularity", a.granularity, "Override the training granularity")
+        ->check(CLI::IsMember({"fine", "coarse"}));
+    cmd->add_option("--solver", a.solver, "sim (Monte Carlo), exact (CTMC) or auto")
+        ->check(CLI::IsMember({"sim", "exact", "auto"}))
+        ->capture_default_str();
+    cmd->add_option("--precision", a.precision,
+                    "Stop when the CI relative half-width of the first measure is at most this")
+        ->check(CLI::Range(1e-9, 1.0))
+        ->capture_default_str();
+    cmd->add_option("--confidence", a.confidence, "Confidence level of the intervals")
+        ->check(CLI::Range(0.5, 0.999999))
+        ->capture_default_str();
+    cmd->add_option("--seed", a.seed, "Random seed (same seed, same numbers)")
+        ->capture_default_str();
+    cmd->add_option("--threads", a.threads, "Worker threads (0 = every core)")
+        ->capture_default_str();
+    cmd->add_option("--max-time", a.max_time,
+                    "Wall-clock budget of the simulation, with a unit (30s, 2 min)")
+        ->capture_default_str();
+    cmd->add_option("--max-states", a.max_states, "Largest state space of the exact solver")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    cmd->add_flag("--phase-type", a.phase_type,
+                  "Exact solver: replace non-exponential delays by moment-matched phase types");
+    cmd->add_option("--arith", a.arith, "Exact solver arithmetic: double or mp (multiprecision)")
+        ->check(CLI::IsMember({"double", "mp"}))
+        ->capture_default_str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"sgdnet: models of distributed SGD training compiled to stochastic timed Petri "
+                 "nets, solved by simulation or exactly.",
+                 "sgdnet"};
+    app.set_version_flag("--version", std::string("sgdnet ") + SGDNET_VERSION);
+    app.require_subcommand(1);
+    app.footer("Exit codes: 0 ok, 2 input wrong, 3 model cannot be solved, 4 precision not "
+               "reached. See docs/cli.md.");
+
+    CheckArgs check_args;
+    auto* check = app.add_subcommand("check", "Compile files and print their diagnostics only");
+    check->add_option("FILE", check_args.files, "Model files (.sgdnet)")->required();
+
+    CompileArgs compile_args;
+    auto* compile = app.add_subcommand("compile", "Compile a model and print its Petri net");
+    compile->add_option("FILE", compile_args.file, "Model file (.sgdnet)")->required();
+    compile->add_option("--emit", compile_args.emit, "Output form: net, dot, pnml or json")
+        ->check(CLI::IsMember({"net", "dot", "pnml", "json"}))
+        ->capture_default_str();
+    compile->add_option("-o,--output", compile_args.output, "Write to this file (default stdout)");
+    compile->add_option("--set", compile_args.sets, "Override a param: NAME=VALUE")
+        ->allow_extra_args(false);
+    compile->add_option("--granularity", compile_args.granularity,
+                        "Override the training granularity")
+        ->check(CLI::IsMember({"fine", "coarse"}));
+
+    RunArgs run_args;
+    auto* run = app.add_subcommand("run", "Compile a model and solve its steady-state measures");
+    run->add_option("FILE", run_args.file, "Model file (.sgdnet)")->required();
+    add_solve_options(run, run_args);
+    run->add_option("--format", run_args.format, "Output: table, json or csv")
+        ->check(CLI::IsMember({"table", "json", "csv"}))
+        ->capture_default_str();
+
+    ImportProfileArgs import_args;
+    auto* import_profile = app.add_subcommand(
+        "import-profile", "Turn a PyTorch profile (layer JSON or profiler trace) into a layer table");
+    import_profile->add_option("PROFILE", import_args.file, "Profile file (.json)")->required();
+    import_profile->add_option("-o,--output", import_args.output,
+                               "Write to this file (default stdout)");
+    import_profile->add_option("--name", import_args.name,
+                               "Name of the layer table (default: the file's stem)");
+
+    for (auto* sub : {check, compile, run, import_profile}) {
+        sub->set_version_flag("--version", std::string("sgdnet ") + SGDNET_VERSION);
+    }
+
+    Context ctx;
+    try {
+        app.parse(argc, argv);
+        if (*check) return exit_code(cmd_check(check_args));
+        if (*compile) return exit_code(cmd_compile(compile_args));
+        if (*run) return exit_code(cmd_run(run_args, ctx));
+        if (*import_profile) return exit_code(cmd_import_profile(import_args));
+        return kExitInput;
+    } catch (const CLI::ParseError& e) {
+        const int code = app.exit(e);  // prints help, version or the usage error
+        return code == 0 ? kExitOk : kExitInput;
+    } catch (const sgdnet::solver::SolveError& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        print_solve_error_notes(e, ctx);
+        return kExitUnsolvable;
+    } catch (const std::exception& e) {
+        std::cerr << "error: internal: " << e.what() << "\n";
+        return kExitInternal;
+    }
+}

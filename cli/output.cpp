@@ -1,0 +1,183 @@
+// Writers of solver results: human table, JSON (LANGUAGE.md §7) and CSV, plus number formats.
+#include "cli/output.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "compiler/units.hpp"
+
+namespace sgdnet::cli {
+namespace {
+
+struct Scale {
+    double factor = 1;  // displayed = canonical / factor
+    std::string unit;
+};
+
+/// A readable unit for a canonical value: s → ns/us/ms/s/min/h, B → KB…, B/s → KB/s…, 1/s → /s.
+Scale human_scale(double v, const std::string& unit) {
+    const double a = std::abs(v);
+    if (unit == "s") {
+        if (a == 0 || !std::isfinite(a)) return {1, "s"};
+        if (a < 1e-6) return {1e-9, "ns"};
+        if (a < 1e-3) return {1e-6, "us"};
+        if (a < 1) return {1e-3, "ms"};
+        if (a < 600) return {1, "s"};
+        if (a < 36000) return {60, "min"};
+        return {3600, "h"};
+    }
+    if (unit == "B" || unit == "B/s") {
+        static const char* const kPrefix[] = {"", "K", "M", "G", "T", "P"};
+        int k = 0;
+        double f = 1;
+        while (k < 5 && a >= f * 1000) {
+            f *= 1000;
+            ++k;
+        }
+        return {f, std::string(kPrefix[k]) + unit};
+    }
+    if (unit == "1/s") return {1, "/s"};
+    return {1, unit};
+}
+
+std::string sig(double v, int digits = 6) {
+    if (!std::isfinite(v)) return number(v);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    return buf;
+}
+
+std::string pad(std::string s, std::size_t width) {
+    if (s.size() < width) s.append(width - s.size(), ' ');
+    return s;
+}
+
+}  // namespace
+
+std::string number(double v) {
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+    return compiler::format_number(v);
+}
+
+double relative_half_width(const solver::MeasureEstimate& m) {
+    if (m.mean == 0) {
+        return m.ci_high == m.ci_low ? 0 : std::numeric_limits<double>::infinity();
+    }
+    return (m.ci_high - m.ci_low) / 2 / std::abs(m.mean);
+}
+
+std::string format_table(const net::PetriNet& net, const solver::SolveResult& r,
+                         const solver::SolveOptions& options) {
+    const bool exact = r.solver == "exact";
+    std::string out = "model " + net.name + ", solver " + r.solver + ": ";
+    if (exact) {
+        out += (r.stats.states ? std::to_string(*r.stats.states) : std::string("?")) +
+               " states";
+        if (r.stats.method) out += " (" + *r.stats.method + ")";
+    } else {
+        out += std::to_string(r.stats.replications) + " replications, " +
+               std::to_string(r.stats.events) + " events, " + sig(r.stats.simulated_s, 4) +
+               " s simulated";
+    }
+    out += ", " + sig(r.stats.wall_s, 3) + " s wall\n";
+    if (!net.params.empty()) {
+        out += "params:";
+        for (const auto& p : net.params) out += " " + p.name + "=" + number(p.value);
+        out += "\n";
+    }
+
+    const std::string ci = sig(options.confidence * 100, 4) + "% CI";
+    std::vector<std::vector<std::string>> rows;
+    rows.push_back({"measure", "mean", ci + " low", ci + " high", "+/-", "unit"});
+    for (const auto& m : r.measures) {
+        const Scale s = human_scale(m.mean, m.unit);
+        const std::string rel = exact ? "exact" : sig(relative_half_width(m) * 100, 2) + "%";
+        rows.push_back({m.name, sig(m.mean / s.factor), sig(m.ci_low / s.factor),
+                        sig(m.ci_high / s.factor), rel, s.unit});
+    }
+    std::vector<std::size_t> width(rows.front().size(), 0);
+    for (const auto& row : rows) {
+        for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+    }
+    for (const auto& row : rows) {
+        std::string line;
+        for (std::size_t c = 0; c < row.size(); ++c) {
+            line += c + 1 == row.size() ? row[c] : pad(row[c], width[c] + 2);
+        }
+        while (!line.empty() && line.back() == ' ') line.pop_back();
+        out += line + "\n";
+    }
+    return out;
+}
+
+std::string format_json(const net::PetriNet& net, const solver::SolveResult& r) {
+    using Json = nlohmann::ordered_json;
+    Json j;
+    j["model"] = net.name;
+    j["solver"] = r.solver;
+    Json params = Json::object();
+    for (const auto& p : net.params) params[p.name] = p.value;
+    j["params"] = params;
+    Json measures = Json::object();
+    for (const auto& m : r.measures) {
+        measures[m.name] = Json{{"mean", m.mean}, {"ci_low", m.ci_low}, {"ci_high", m.ci_high}};
+    }
+    j["measures"] = measures;
+    Json stats{{"replications", r.stats.replications},
+               {"events", r.stats.events},
+               {"simulated_s", r.stats.simulated_s},
+               {"wall_s", r.stats.wall_s}};
+    if (r.stats.states) stats["states"] = *r.stats.states;
+    j["stats"] = stats;
+    return j.dump() + "\n";
+}
+
+std::vector<std::string> csv_measure_columns(const solver::SolveResult& r) {
+    std::vector<std::string> cols;
+    for (const auto& m : r.measures) {
+        cols.push_back(m.name);
+        cols.push_back(m.name + "_ci_low");
+        cols.push_back(m.name + "_ci_high");
+    }
+    return cols;
+}
+
+std::vector<std::string> csv_measure_cells(const solver::SolveResult& r) {
+    std::vector<std::string> cells;
+    for (const auto& m : r.measures) {
+        cells.push_back(number(m.mean));
+        cells.push_back(number(m.ci_low));
+        cells.push_back(number(m.ci_high));
+    }
+    return cells;
+}
+
+std::string csv_line(const std::vector<std::string>& fields) {
+    std::string out;
+    for (std::size_t k = 0; k < fields.size(); ++k) {
+        if (k) out += ',';
+        const auto& f = fields[k];
+        if (f.find_first_of(",\"\n") == std::string::npos) {
+            out += f;
+            continue;
+        }
+        out += '"';
+        for (char c : f) {
+            if (c == '"') out += '"';
+            out += c;
+        }
+        out += '"';
+    }
+    return out + "\n";
+}
+
+std::string format_csv(const solver::SolveResult& r) {
+    return csv_line(csv_measure_columns(r)) + csv_line(csv_measure_cells(r));
+}
+
+}  // namespace sgdnet::cli

@@ -1,0 +1,37 @@
+// Writers of solver results: human table, JSON (LANGUAGE.md §7) and CSV, plus number formats.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "net/petri_net.hpp"
+#include "solver/solve_options.hpp"
+#include "solver/solve_result.hpp"
+
+namespace sgdnet::cli {
+
+/// Shortest text that reads back as the same double (`0.1`, `1.25e+09`); `nan`/`inf` as such.
+std::string number(double v);
+
+/// Human table: one line per measure with mean, CI bounds, relative half-width and a readable
+/// unit (`123.4 ms` rather than `0.1234 s`), under a line of solver statistics.
+std::string format_table(const net::PetriNet& net, const solver::SolveResult& result,
+                         const solver::SolveOptions& options);
+
+/// One JSON object: model, solver, params, measures {mean, ci_low, ci_high}, stats
+/// {replications, events, simulated_s, wall_s[, states]}; canonical units; one line.
+std::string format_json(const net::PetriNet& net, const solver::SolveResult& result);
+
+/// CSV column names of the measures: `NAME,NAME_ci_low,NAME_ci_high` for each.
+std::vector<std::string> csv_measure_columns(const solver::SolveResult& result);
+/// CSV cells of the measures, in csv_measure_columns order.
+std::vector<std::string> csv_measure_cells(const solver::SolveResult& result);
+/// A CSV line (fields quoted when they contain a comma, quote or newline), ending in '\n'.
+std::string csv_line(const std::vector<std::string>& fields);
+/// `run --format csv`: header line and one row.
+std::string format_csv(const solver::SolveResult& result);
+
+/// Relative half-width (ci_high - ci_low) / 2 / |mean| of an estimate; inf when mean is 0.
+double relative_half_width(const solver::MeasureEstimate& m);
+
+}  // namespace sgdnet::cli
