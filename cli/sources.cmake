@@ -6,4 +6,5 @@ set(SGDNET_CLI_SOURCES
     cmd_check.cpp
     cmd_compile.cpp
     cmd_run.cpp
+    cmd_import_profile.cpp
 )
