@@ -1,0 +1,108 @@
+// Indexed binary min-heap of pending clock completions keyed by server slot, allocation-free.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace sgdnet::solver {
+
+/// Min-heap of (time, id) with O(log n) push/update/erase by id. Ties on time are broken by
+/// the smaller id, so the order never depends on the history of operations. Ids are dense
+/// integers (server slots); capacity grows with reserve() and is never shrunk, so a steady
+/// state allocates nothing.
+class EventQueue {
+public:
+    static constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+
+    /// Makes ids [0, n) usable.
+    void reserve(uint32_t n) {
+        if (n > pos_.size()) pos_.resize(n, kNone);
+        heap_.reserve(n);
+    }
+    bool empty() const { return heap_.empty(); }
+    std::size_t size() const { return heap_.size(); }
+    /// Id with the smallest time; precondition: !empty().
+    uint32_t top() const { return heap_[0].id; }
+    /// Smallest time (+inf when empty).
+    double top_time() const {
+        return heap_.empty() ? std::numeric_limits<double>::infinity() : heap_[0].time;
+    }
+    bool contains(uint32_t id) const { return id < pos_.size() && pos_[id] != kNone; }
+    /// Scheduled time of a contained id.
+    double time(uint32_t id) const { return heap_[pos_[id]].time; }
+
+    /// Inserts id (not contained; id < reserved capacity) at time t.
+    void push(uint32_t id, double t) {
+        const uint32_t i = static_cast<uint32_t>(heap_.size());
+        heap_.push_back({t, id});
+        pos_[id] = i;
+        sift_up(i);
+    }
+    /// Changes the time of a contained id.
+    void update(uint32_t id, double t) {
+        const uint32_t i = pos_[id];
+        const double old = heap_[i].time;
+        heap_[i].time = t;
+        if (t < old) sift_up(i);
+        else sift_down(i);
+    }
+    /// Removes a contained id.
+    void erase(uint32_t id) {
+        const uint32_t i = pos_[id];
+        pos_[id] = kNone;
+        const Entry last = heap_.back();
+        heap_.pop_back();
+        if (i == heap_.size()) return;
+        heap_[i] = last;
+        pos_[last.id] = i;
+        if (i > 0 && less(last, heap_[(i - 1) / 2])) sift_up(i);
+        else sift_down(i);
+    }
+    /// Removes the top; precondition: !empty().
+    void pop() { erase(heap_[0].id); }
+    void clear() {
+        for (const Entry& e : heap_) pos_[e.id] = kNone;
+        heap_.clear();
+    }
+
+private:
+    struct Entry {
+        double time;
+        uint32_t id;
+    };
+    static bool less(const Entry& a, const Entry& b) {
+        return a.time < b.time || (a.time == b.time && a.id < b.id);
+    }
+    void sift_up(uint32_t i) {
+        const Entry e = heap_[i];
+        while (i > 0) {
+            const uint32_t p = (i - 1) / 2;
+            if (!less(e, heap_[p])) break;
+            heap_[i] = heap_[p];
+            pos_[heap_[i].id] = i;
+            i = p;
+        }
+        heap_[i] = e;
+        pos_[e.id] = i;
+    }
+    void sift_down(uint32_t i) {
+        const Entry e = heap_[i];
+        const uint32_t n = static_cast<uint32_t>(heap_.size());
+        for (;;) {
+            uint32_t c = 2 * i + 1;
+            if (c >= n) break;
+            if (c + 1 < n && less(heap_[c + 1], heap_[c])) ++c;
+            if (!less(heap_[c], e)) break;
+            heap_[i] = heap_[c];
+            pos_[heap_[i].id] = i;
+            i = c;
+        }
+        heap_[i] = e;
+        pos_[e.id] = i;
+    }
+    std::vector<Entry> heap_;
+    std::vector<uint32_t> pos_;
+};
+
+}  // namespace sgdnet::solver

@@ -1,0 +1,456 @@
+// One replication of the discrete-event simulation of a net: events, incremental enabling, immediates.
+#include "solver/sim_engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "solver/solve_result.hpp"
+
+namespace sgdnet::solver {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+void append_range(std::vector<CompiledNet::Range>& ranges, std::size_t begin, std::size_t end) {
+    ranges.push_back({static_cast<uint32_t>(begin), static_cast<uint32_t>(end)});
+}
+
+}  // namespace
+
+CompiledNet CompiledNet::build(const net::PetriNet& net, const std::vector<net::MarkingExpr>& tracked,
+                               const std::vector<uint32_t>& counted,
+                               uint64_t unbounded_tokens) {
+    CompiledNet c;
+    c.num_places = static_cast<uint32_t>(net.places.size());
+    c.num_transitions = static_cast<uint32_t>(net.transitions.size());
+    const uint64_t max_tokens = std::min<uint64_t>(unbounded_tokens, 0x7fffffffULL);
+    for (const net::Place& p : net.places) {
+        c.initial.push_back(p.initial);
+        c.place_names.push_back(p.name);
+        const bool bounded = p.bound && *p.bound < max_tokens;
+        c.limit.push_back(bounded ? *p.bound : max_tokens);
+        c.limit_is_bound.push_back(bounded ? 1 : 0);
+    }
+    std::vector<std::vector<uint32_t>> readers(c.num_places);
+    for (uint32_t t = 0; t < c.num_transitions; ++t) {
+        const net::Transition& tr = net.transitions[t];
+        c.transition_names.push_back(tr.name);
+        auto check_place = [&](uint32_t p) {
+            if (p >= c.num_places)
+                throw SolveError(SolveError::Kind::Invalid,
+                                 "transition '" + tr.name + "' refers to a missing place", {}, t);
+        };
+        std::size_t b = c.arc_pool.size();
+        for (const net::Arc& a : tr.inputs) {
+            check_place(a.place.value);
+            c.arc_pool.push_back({a.place.value, std::max<uint32_t>(1, a.multiplicity)});
+            readers[a.place.value].push_back(t);
+        }
+        append_range(c.inputs, b, c.arc_pool.size());
+        b = c.arc_pool.size();
+        for (const net::Arc& a : tr.inhibitors) {
+            check_place(a.place.value);
+            c.arc_pool.push_back({a.place.value, std::max<uint32_t>(1, a.multiplicity)});
+            readers[a.place.value].push_back(t);
+        }
+        append_range(c.inhibitors, b, c.arc_pool.size());
+        std::map<uint32_t, int64_t> delta;
+        for (const net::Arc& a : tr.inputs) delta[a.place.value] -= a.multiplicity;
+        for (const net::Arc& a : tr.outputs) {
+            check_place(a.place.value);
+            delta[a.place.value] += a.multiplicity;
+        }
+        b = c.delta_pool.size();
+        for (auto [p, d] : delta)
+            if (d != 0) c.delta_pool.push_back({p, static_cast<int32_t>(d)});
+        append_range(c.deltas, b, c.delta_pool.size());
+
+        const bool imm = tr.kind == net::TransitionKind::Immediate;
+        c.immediate.push_back(imm ? 1 : 0);
+        c.servers.push_back(std::max<uint32_t>(1, tr.servers));
+        c.priority.push_back(tr.priority);
+        c.weight.push_back(tr.weight);
+        c.age.push_back(!imm && (tr.memory == net::Memory::Age || tr.speed) ? 1 : 0);
+        if (imm) {
+            if (!(tr.weight > 0) || !std::isfinite(tr.weight))
+                throw SolveError(SolveError::Kind::Invalid,
+                                 "immediate transition '" + tr.name + "' has a weight that is not > 0",
+                                 {}, t);
+            c.dist.push_back(0);
+            c.speed.push_back(-1);
+            continue;
+        }
+        if (tr.inputs.empty() && tr.servers == net::kInfiniteServers)
+            throw SolveError(SolveError::Kind::Invalid,
+                             "timed transition '" + tr.name +
+                                 "' has no input place and infinite servers: it would fire "
+                                 "infinitely often",
+                             {}, t);
+        try {
+            c.dist.push_back(c.dists.add(tr.delay));
+        } catch (const std::invalid_argument& e) {
+            throw SolveError(SolveError::Kind::Invalid,
+                             "transition '" + tr.name + "': " + e.what(), {}, t);
+        }
+        if (tr.speed && !tr.speed->code.empty()) {
+            c.speed.push_back(static_cast<int32_t>(c.exprs.size()));
+            c.exprs.push_back(*tr.speed);
+            for (uint32_t p : tr.speed->places()) {
+                check_place(p);
+                readers[p].push_back(t);
+            }
+        } else {
+            c.speed.push_back(-1);
+        }
+    }
+    for (uint32_t p = 0; p < c.num_places; ++p) {
+        auto& r = readers[p];
+        std::sort(r.begin(), r.end());
+        r.erase(std::unique(r.begin(), r.end()), r.end());
+        const std::size_t b = c.reader_pool.size();
+        c.reader_pool.insert(c.reader_pool.end(), r.begin(), r.end());
+        append_range(c.readers, b, c.reader_pool.size());
+    }
+    c.first_tracked_expr = static_cast<uint32_t>(c.exprs.size());
+    std::vector<std::vector<uint32_t>> place_exprs(c.num_places);
+    for (uint32_t i = 0; i < tracked.size(); ++i) {
+        c.exprs.push_back(tracked[i]);
+        for (uint32_t p : tracked[i].places()) {
+            if (p >= c.num_places)
+                throw SolveError(SolveError::Kind::Invalid, "a measure refers to a missing place");
+            place_exprs[p].push_back(i);
+        }
+    }
+    for (uint32_t p = 0; p < c.num_places; ++p) {
+        const std::size_t b = c.place_expr_pool.size();
+        c.place_expr_pool.insert(c.place_expr_pool.end(), place_exprs[p].begin(),
+                                 place_exprs[p].end());
+        append_range(c.place_exprs, b, c.place_expr_pool.size());
+    }
+    for (uint32_t t : counted)
+        if (t >= c.num_transitions)
+            throw SolveError(SolveError::Kind::Invalid, "a measure refers to a missing transition");
+    c.counted = counted;
+    return c;
+}
+
+SimEngine::SimEngine(const CompiledNet& net, uint64_t seed, uint64_t stream)
+    : net_(net), rng_(seed, stream) {
+    marking_ = net.initial;
+    fired_.assign(net.num_transitions, 0);
+    clocks_.resize(net.num_transitions);
+    suspended_.resize(net.num_transitions);
+    cur_speed_.assign(net.num_transitions, 1.0);
+    imm_pos_.assign(net.num_transitions, EventQueue::kNone);
+    stamp_.assign(net.num_transitions, 0);
+    pending_.reserve(net.num_transitions);
+    const uint32_t n_expr = net.num_tracked();
+    expr_value_.resize(n_expr);
+    expr_integral_.assign(n_expr, 0);
+    expr_last_.assign(n_expr, 0);
+    expr_dirty_.assign(n_expr, 0);
+    dirty_list_.reserve(n_expr);
+    for (uint32_t i = 0; i < n_expr; ++i)
+        expr_value_[i] = net.exprs[net.first_tracked_expr + i].evaluate(marking_.data());
+    for (uint32_t t = 0; t < net.num_transitions; ++t) update(t);
+}
+
+uint32_t SimEngine::degree(uint32_t t) const {
+    const CompiledNet::Range inh = net_.inhibitors[t];
+    for (uint32_t i = inh.begin; i < inh.end; ++i) {
+        const CompiledNet::ArcRef a = net_.arc_pool[i];
+        if (marking_[a.place] >= a.mult) return 0;
+    }
+    uint32_t d = std::numeric_limits<uint32_t>::max();
+    const CompiledNet::Range in = net_.inputs[t];
+    for (uint32_t i = in.begin; i < in.end; ++i) {
+        const CompiledNet::ArcRef a = net_.arc_pool[i];
+        const uint32_t m = marking_[a.place];
+        d = std::min(d, a.mult == 1 ? m : m / a.mult);
+        if (d == 0) return 0;
+    }
+    return d;
+}
+
+double SimEngine::remaining_work(uint32_t slot) const {
+    const uint32_t t = slot_owner_[slot];
+    if (net_.speed[t] < 0) return std::max(0.0, queue_.time(slot) - now_);
+    const double sp = cur_speed_[t];
+    if (now_ == slot_ref_[slot] || sp == 0) return slot_work_[slot];
+    if (sp == kInf) return 0;
+    return std::max(0.0, slot_work_[slot] - (now_ - slot_ref_[slot]) * sp);
+}
+
+void SimEngine::add_clock(uint32_t t) {
+    uint32_t slot;
+    if (!free_slots_.empty()) {
+        slot = free_slots_.back();
+        free_slots_.pop_back();
+    } else {
+        slot = static_cast<uint32_t>(slot_owner_.size());
+        slot_owner_.push_back(0);
+        slot_index_.push_back(0);
+        slot_work_.push_back(0);
+        slot_ref_.push_back(0);
+        queue_.reserve(slot + 1);
+    }
+    auto& cl = clocks_[t];
+    slot_owner_[slot] = t;
+    slot_index_[slot] = static_cast<uint32_t>(cl.size());
+    cl.push_back(slot);
+    double work;
+    auto& susp = suspended_[t];
+    if (!susp.empty()) {
+        work = susp.back();
+        susp.pop_back();
+    } else {
+        work = net_.dists.sample(net_.dist[t], rng_);
+    }
+    double when;
+    if (net_.speed[t] < 0) {
+        when = now_ + work;
+    } else {
+        slot_work_[slot] = work;
+        slot_ref_[slot] = now_;
+        const double sp = cur_speed_[t];
+        when = sp == 0 ? kInf : (sp == kInf ? now_ : now_ + work / sp);
+    }
+    queue_.push(slot, when);
+}
+
+void SimEngine::remove_clock_slot(uint32_t t, uint32_t slot) {
+    auto& cl = clocks_[t];
+    const uint32_t i = slot_index_[slot];
+    const uint32_t last = cl.back();
+    cl[i] = last;
+    slot_index_[last] = i;
+    cl.pop_back();
+    queue_.erase(slot);
+    free_slots_.push_back(slot);
+}
+
+void SimEngine::drop_clock(uint32_t t) {
+    const uint32_t slot = clocks_[t].back();
+    if (net_.age[t]) suspended_[t].push_back(remaining_work(slot));
+    remove_clock_slot(t, slot);
+}
+
+void SimEngine::set_immediate_enabled(uint32_t t, bool on) {
+    const bool was = imm_pos_[t] != EventQueue::kNone;
+    if (on == was) return;
+    if (on) {
+        imm_pos_[t] = static_cast<uint32_t>(imm_enabled_.size());
+        imm_enabled_.push_back(t);
+    } else {
+        const uint32_t i = imm_pos_[t];
+        const uint32_t last = imm_enabled_.back();
+        imm_enabled_[i] = last;
+        imm_pos_[last] = i;
+        imm_enabled_.pop_back();
+        imm_pos_[t] = EventQueue::kNone;
+    }
+}
+
+void SimEngine::update(uint32_t t) {
+    if (net_.immediate[t]) {
+        set_immediate_enabled(t, degree(t) > 0);
+        return;
+    }
+    const int32_t sx = net_.speed[t];
+    if (sx >= 0) {
+        const double sp = net_.exprs[static_cast<uint32_t>(sx)].evaluate(marking_.data());
+        if (!(sp >= 0)) {  // negative or NaN
+            if (status_ == Status::Ok) {
+                status_ = Status::BadSpeed;
+                error_element_ = t;
+            }
+        } else if (sp != cur_speed_[t]) {
+            // Bring every running clock's remaining work up to now at the old speed, then
+            // reschedule at the new one (LANGUAGE.md §6: exact for any distribution).
+            for (uint32_t slot : clocks_[t]) {
+                slot_work_[slot] = remaining_work(slot);
+                slot_ref_[slot] = now_;
+                const double w = slot_work_[slot];
+                queue_.update(slot, sp == 0 ? kInf : (sp == kInf ? now_ : now_ + w / sp));
+            }
+            cur_speed_[t] = sp;
+        }
+    }
+    const uint32_t target = std::min(net_.servers[t], degree(t));
+    auto& cl = clocks_[t];
+    while (cl.size() > target) drop_clock(t);
+    while (cl.size() < target) add_clock(t);
+}
+
+SimEngine::Status SimEngine::fire(uint32_t t) {
+    ++events_;
+    ++fired_[t];
+    if (++epoch_ == 0) {
+        std::fill(stamp_.begin(), stamp_.end(), 0);
+        epoch_ = 1;
+    }
+    pending_.clear();
+    stamp_[t] = epoch_;
+    pending_.push_back(t);
+    Status st = Status::Ok;
+    const CompiledNet::Range dr = net_.deltas[t];
+    for (uint32_t i = dr.begin; i < dr.end; ++i) {
+        const CompiledNet::Delta d = net_.delta_pool[i];
+        const uint32_t m = static_cast<uint32_t>(static_cast<int64_t>(marking_[d.place]) + d.delta);
+        marking_[d.place] = m;
+        if (d.delta > 0 && m > net_.limit[d.place] && st == Status::Ok) {
+            st = net_.limit_is_bound[d.place] ? Status::BoundExceeded : Status::Unbounded;
+            error_element_ = d.place;
+        }
+        const CompiledNet::Range rr = net_.readers[d.place];
+        for (uint32_t j = rr.begin; j < rr.end; ++j) {
+            const uint32_t u = net_.reader_pool[j];
+            if (stamp_[u] != epoch_) {
+                stamp_[u] = epoch_;
+                pending_.push_back(u);
+            }
+        }
+        const CompiledNet::Range er = net_.place_exprs[d.place];
+        for (uint32_t j = er.begin; j < er.end; ++j) {
+            const uint32_t e = net_.place_expr_pool[j];
+            if (!expr_dirty_[e]) {
+                expr_dirty_[e] = 1;
+                dirty_list_.push_back(e);
+            }
+        }
+    }
+    if (st != Status::Ok) return st;
+    for (uint32_t u : pending_) update(u);
+    return status_;
+}
+
+SimEngine::Status SimEngine::resolve_immediates() {
+    uint64_t count = 0;
+    while (!imm_enabled_.empty()) {
+        uint32_t t = imm_enabled_[0];
+        if (imm_enabled_.size() > 1) {
+            int best = std::numeric_limits<int>::min();
+            double total = 0;
+            uint32_t n_best = 0;
+            for (uint32_t u : imm_enabled_) {
+                const int p = net_.priority[u];
+                if (p > best) {
+                    best = p;
+                    total = 0;
+                    n_best = 0;
+                    t = u;
+                }
+                if (p == best) {
+                    total += net_.weight[u];
+                    ++n_best;
+                }
+            }
+            if (n_best > 1) {
+                // Ties at the highest priority: probability proportional to weight.
+                double x = rng_.uniform() * total;
+                for (uint32_t u : imm_enabled_) {
+                    if (net_.priority[u] != best) continue;
+                    t = u;
+                    x -= net_.weight[u];
+                    if (x < 0) break;
+                }
+            }
+        }
+        if (++count > kMaxImmediateFirings) {
+            error_element_ = t;
+            return Status::TimelessTrap;
+        }
+        const Status st = fire(t);
+        if (st != Status::Ok) return st;
+    }
+    return Status::Ok;
+}
+
+void SimEngine::flush_exprs() {
+    for (uint32_t e : dirty_list_) {
+        expr_integral_[e] += expr_value_[e] * (now_ - expr_last_[e]);
+        expr_last_[e] = now_;
+        expr_value_[e] = net_.exprs[net_.first_tracked_expr + e].evaluate(marking_.data());
+        expr_dirty_[e] = 0;
+    }
+    dirty_list_.clear();
+}
+
+SimEngine::Status SimEngine::settle() {
+    if (status_ != Status::Ok) return status_;
+    const Status st = resolve_immediates();
+    if (st != Status::Ok) return st;
+    flush_exprs();
+    if (queue_.top_time() == kInf) return Status::Deadlock;
+    return Status::Ok;
+}
+
+SimEngine::Status SimEngine::run_until(double t_end, Clock::time_point deadline) {
+    const bool check = deadline != Clock::time_point::max();
+    uint32_t since_check = 0;
+    for (;;) {
+        const Status st = settle();
+        if (st != Status::Ok) return st;
+        const double tn = queue_.top_time();
+        if (tn > t_end) {
+            now_ = t_end;
+            return Status::Ok;
+        }
+        now_ = tn;
+        const uint32_t slot = queue_.top();
+        const uint32_t t = slot_owner_[slot];
+        remove_clock_slot(t, slot);
+        const Status fs = fire(t);
+        if (fs != Status::Ok) return fs;
+        if (check && ++since_check >= 65536) {
+            since_check = 0;
+            if (Clock::now() > deadline) return Status::Aborted;
+        }
+    }
+}
+
+SimEngine::Status SimEngine::run_events(uint64_t n) {
+    for (uint64_t k = 0; k < n; ++k) {
+        const Status st = settle();
+        if (st != Status::Ok) return st;
+        now_ = queue_.top_time();
+        const uint32_t slot = queue_.top();
+        const uint32_t t = slot_owner_[slot];
+        remove_clock_slot(t, slot);
+        const Status fs = fire(t);
+        if (fs != Status::Ok) return fs;
+    }
+    return settle();
+}
+
+void SimEngine::snapshot(double* out) const {
+    for (uint32_t t : net_.counted) *out++ = static_cast<double>(fired_[t]);
+    for (uint32_t e = 0; e < expr_value_.size(); ++e)
+        *out++ = expr_integral_[e] + expr_value_[e] * (now_ - expr_last_[e]);
+}
+
+void SimEngine::state_signature(std::vector<double>& out) const {
+    out.clear();
+    for (uint32_t m : marking_) out.push_back(m);
+    for (uint32_t t = 0; t < net_.num_transitions; ++t) {
+        if (clocks_[t].empty() && suspended_[t].empty()) continue;
+        out.push_back(-1.0 - t);
+        for (uint32_t slot : clocks_[t]) out.push_back(remaining_work(slot));
+        out.push_back(-1);
+        for (double w : suspended_[t]) out.push_back(w);
+    }
+}
+
+uint64_t SimEngine::marking_hash() const {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (uint32_t m : marking_) {
+        h ^= m;
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+}  // namespace sgdnet::solver

@@ -1,0 +1,158 @@
+// One replication of the discrete-event simulation of a net: events, incremental enabling, immediates.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "net/petri_net.hpp"
+#include "solver/event_queue.hpp"
+#include "solver/rng.hpp"
+
+namespace sgdnet::solver {
+
+/// The read-only, flattened form of a net shared by every replication (LANGUAGE.md §6).
+/// Arrays are indexed by place / transition id; arc lists are CSR ranges.
+struct CompiledNet {
+    struct ArcRef {
+        uint32_t place;
+        uint32_t mult;
+    };
+    struct Delta {
+        uint32_t place;
+        int32_t delta;
+    };
+    struct Range {
+        uint32_t begin = 0, end = 0;
+    };
+
+    uint32_t num_places = 0;
+    uint32_t num_transitions = 0;
+    std::vector<uint32_t> initial;
+    std::vector<uint64_t> limit;           // tokens above this are an error
+    std::vector<uint8_t> limit_is_bound;   // 1: explicit `bound`, 0: options.unbounded_tokens
+
+    std::vector<Range> inputs, inhibitors, deltas;  // per transition
+    std::vector<ArcRef> arc_pool;                   // inputs and inhibitors
+    std::vector<Delta> delta_pool;                  // net change of each touched place
+    std::vector<Range> readers;                     // per place: transitions to re-examine
+    std::vector<uint32_t> reader_pool;
+    std::vector<Range> place_exprs;                 // per place: tracked expressions reading it
+    std::vector<uint32_t> place_expr_pool;
+
+    std::vector<uint8_t> immediate;    // per transition
+    std::vector<uint8_t> age;          // per transition: memory = age (or speed set)
+    std::vector<uint32_t> servers;     // per transition (kInfiniteServers allowed)
+    std::vector<uint32_t> dist;        // per transition: root in `dists` (timed only)
+    std::vector<int32_t> speed;        // per transition: index in `exprs`, or -1
+    std::vector<int> priority;         // per transition (immediate only)
+    std::vector<double> weight;        // per transition (immediate only)
+    DistributionTable dists;
+
+    /// Marking expressions: speeds first, then the time-averaged expressions of measures.
+    std::vector<net::MarkingExpr> exprs;
+    uint32_t first_tracked_expr = 0;   // exprs[first_tracked_expr..] are time-averaged
+    /// Transitions whose firing counts measures read (order of snapshot columns).
+    std::vector<uint32_t> counted;
+
+    std::vector<std::string> place_names, transition_names;
+
+    /// Flattens `net`; `tracked` are the expressions to time-average, `counted` the
+    /// transitions whose firings are counted. Throws SolveError(Invalid) for nets the
+    /// simulator cannot run (e.g. a timed source with infinite servers).
+    static CompiledNet build(const net::PetriNet& net, const std::vector<net::MarkingExpr>& tracked,
+                             const std::vector<uint32_t>& counted, uint64_t unbounded_tokens);
+
+    uint32_t num_tracked() const { return static_cast<uint32_t>(exprs.size()) - first_tracked_expr; }
+    /// Width of a snapshot row: counted transitions then tracked integrals.
+    uint32_t snapshot_width() const { return static_cast<uint32_t>(counted.size()) + num_tracked(); }
+};
+
+/// The state of one replication. Nothing in run_until() allocates once the per-transition
+/// clock lists have reached their steady-state size, throws, or calls virtual functions.
+class SimEngine {
+public:
+    enum class Status : uint8_t { Ok, Deadlock, BoundExceeded, Unbounded, TimelessTrap, BadSpeed,
+                                  Aborted };
+
+    /// Maximum immediate firings at one instant before Status::TimelessTrap.
+    static constexpr uint64_t kMaxImmediateFirings = 1'000'000;
+
+    /// Initial marking, time 0, RNG stream `stream` of `seed`. `net` must outlive the engine.
+    SimEngine(const CompiledNet& net, uint64_t seed, uint64_t stream);
+
+    using Clock = std::chrono::steady_clock;
+    /// Simulates until simulated time `t_end` (>= now()); on Ok, now() == t_end. Every 65536
+    /// events it reads the wall clock and returns Aborted once `deadline` has passed.
+    Status run_until(double t_end, Clock::time_point deadline = Clock::time_point::max());
+    /// Fires timed transitions until `n` more have fired (immediates are not counted).
+    Status run_events(uint64_t n);
+    /// Resolves pending immediate transitions and brings time-averages up to now():
+    /// afterwards the marking is tangible. Returns Deadlock if no clock can ever complete.
+    Status settle();
+
+    double now() const { return now_; }
+    /// Transition firings so far (timed and immediate).
+    uint64_t events() const { return events_; }
+    uint64_t rng_draws() const { return rng_.draws(); }
+    const std::vector<uint32_t>& marking() const { return marking_; }
+    /// Place or transition the last error concerns.
+    uint32_t error_element() const { return error_element_; }
+
+    /// Writes snapshot_width() cumulative values at now(): firing counts of the counted
+    /// transitions, then ∫ expr dt over [0, now()] of every tracked expression.
+    void snapshot(double* out) const;
+    /// A description of the tangible state (marking, then per transition its running clocks'
+    /// remaining work and suspended work) used to find the period of deterministic nets.
+    /// Precondition: settle() returned Ok.
+    void state_signature(std::vector<double>& out) const;
+    /// Hash of the marking only.
+    uint64_t marking_hash() const;
+
+private:
+    Status fire(uint32_t t);
+    Status resolve_immediates();
+    void update(uint32_t t);
+    uint32_t degree(uint32_t t) const;
+    void add_clock(uint32_t t);
+    void drop_clock(uint32_t t);
+    void remove_clock_slot(uint32_t t, uint32_t slot);
+    double remaining_work(uint32_t slot) const;
+    void flush_exprs();
+    void set_immediate_enabled(uint32_t t, bool on);
+
+    const CompiledNet& net_;
+    Rng rng_;
+    double now_ = 0;
+    uint64_t events_ = 0;
+    uint32_t error_element_ = 0;
+    Status status_ = Status::Ok;  // sticky error raised inside update()
+    std::vector<uint32_t> marking_;
+    std::vector<uint64_t> fired_;                // per transition
+
+    // Clocks ("server slots"): per transition the running slots in start order.
+    std::vector<std::vector<uint32_t>> clocks_;
+    std::vector<std::vector<double>> suspended_;  // age memory: remaining work of paused clocks
+    std::vector<uint32_t> slot_owner_, slot_index_;
+    std::vector<double> slot_work_, slot_ref_;   // speed: work left at slot_ref_ time
+    std::vector<uint32_t> free_slots_;
+    EventQueue queue_;
+    std::vector<double> cur_speed_;               // per transition (1 without speed)
+
+    // Immediates currently enabled (unordered set with positions).
+    std::vector<uint32_t> imm_enabled_;
+    std::vector<uint32_t> imm_pos_;
+
+    // Re-examination after a firing.
+    std::vector<uint32_t> pending_;
+    std::vector<uint32_t> stamp_;
+    uint32_t epoch_ = 0;
+
+    // Tracked expressions (index relative to first_tracked_expr).
+    std::vector<double> expr_value_, expr_integral_, expr_last_;
+    std::vector<uint8_t> expr_dirty_;
+    std::vector<uint32_t> dirty_list_;
+};
+
+}  // namespace sgdnet::solver
