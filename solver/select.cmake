@@ -1,1 +1,2 @@
-set(SGDNET_SOLVER_SELECT)
+# solve() and the --solver auto policy.
+set(SGDNET_SOLVER_SELECT ${CMAKE_CURRENT_LIST_DIR}/select.cpp)
