@@ -2,4 +2,8 @@
 set(SGDNET_COMPILER_SEMANTICS
     units.cpp
     eval.cpp
+    resolve.cpp
+    check.cpp
+    lower_net.cpp
+    pipeline.cpp
 )

@@ -1,0 +1,29 @@
+// Semantic checks of the training-system declarations (LANGUAGE.md §5): known properties with
+// "did you mean", values of the right kind and dimension, array sizes; and that a file declares
+// something to solve. Raw nets are checked while they are lowered (lower_net.hpp).
+#pragma once
+
+#include "compiler/ast.hpp"
+#include "compiler/compile.hpp"
+#include "compiler/diagnostics.hpp"
+#include "compiler/resolve.hpp"
+
+namespace sgdnet::compiler {
+
+/// Property names accepted by each block (LANGUAGE.md §5).
+extern const std::vector<std::string> kWorkerProperties;    // compute layers update speed …
+extern const std::vector<std::string> kServerProperties;    // update bandwidth latency
+extern const std::vector<std::string> kTrainingProperties;  // sync granularity model_bytes …
+
+/// Checks every worker, server and training declaration of `ast` against the resolved scope:
+/// counts are integers in 1..kMaxArraySize; every property is known (else "did you mean"), given
+/// once, and evaluates, for every element index `i`, to a value of its kind (distributions for
+/// compute/update, a layer table for layers, speed > 0, bandwidth > 0 (a rate), latency >= 0
+/// (a time), batch a positive integer; sync a scheme, granularity fine|coarse, sizes > 0,
+/// sharing fair|fifo, overlap a boolean or a number in [0, 1]). A `training` block needs
+/// workers, `ps_*` schemes need servers, and a file must declare a net or a training system.
+/// Reports all errors; evaluation of one property stops at its first failing index.
+void check(const Ast& ast, const Resolved& resolved, const CompileOptions& options,
+           Diagnostics& diags);
+
+}  // namespace sgdnet::compiler

@@ -1,0 +1,40 @@
+// Lowering of raw stochastic timed Petri nets (LANGUAGE.md §6) and of `measure` declarations
+// to the net IR, with arrays expanded.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "compiler/ast.hpp"
+#include "compiler/diagnostics.hpp"
+#include "compiler/eval.hpp"
+#include "compiler/resolve.hpp"
+#include "net/petri_net.hpp"
+
+namespace sgdnet::compiler {
+
+/// Appends every `net NAME { … }` of `ast` to `out`: net-local params (as `NET.NAME` in
+/// out.params, with `--set NET.NAME=V` overrides), places (all nets first, so arcs may name
+/// places declared later or in other nets), then transitions. Array declarations are expanded
+/// into elements `NET.NAME[k]`; every element carries the SourceRange of its declaration.
+/// Reports every error it finds (sizes, markings, bounds, arcs, attributes, delays).
+void lower_nets(const Ast& ast, const Resolved& resolved, net::PetriNet& out, Diagnostics& diags);
+
+/// Appends the `measure` declarations of `ast` to `out` (run after every element exists, so
+/// measures may name generated elements too). `throughput(T)` and linear combinations of
+/// throughputs give Kind::Throughput (an array T without index: the sum over its elements);
+/// `tokens(P)`, `prob(COND)` and arithmetic of them give Kind::TimeAverage.
+void lower_measures(const Ast& ast, const Scope& scope, net::PetriNet& out, Diagnostics& diags);
+
+/// Resolves a place reference (a NameRef expression) to a place id, reporting errors.
+using PlaceResolver = std::function<std::optional<net::PlaceId>(const Expr&)>;
+
+/// Compiles a marking-dependent expression (`speed`, a `prob` condition): `tokens(P)` becomes
+/// MarkingExpr::Tokens, sub-expressions without `tokens` are evaluated as constants (they must
+/// be dimensionless). Booleans are 0/1.
+std::optional<net::MarkingExpr> compile_marking_expr(const Expr& e, const Scope& scope,
+                                                     const PlaceResolver& places,
+                                                     Diagnostics& diags);
+
+}  // namespace sgdnet::compiler
