@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# One entry point for a fresh Debian 12 machine: installs what is missing, builds, and runs the
+# demo or the whole test suite.
+#
+#   ./sgdnet.sh demo    install deps, build, solve a bundled model (the README's first command)
+#   ./sgdnet.sh test    install deps, build, run every test label, then unit+golden under
+#                       AddressSanitizer/UBSan (the README's second command; CI runs it)
+#   ./sgdnet.sh build   install deps and build into build/
+#
+# Environment: SGDNET_JOBS (parallel jobs, default: number of cores), SGDNET_BUILD_DIR (build/),
+# SGDNET_ASAN_BUILD_DIR (build-asan/).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+JOBS=${SGDNET_JOBS:-$(nproc 2>/dev/null || echo 2)}
+BUILD=${SGDNET_BUILD_DIR:-$ROOT/build}
+ASAN_BUILD=${SGDNET_ASAN_BUILD_DIR:-$ROOT/build-asan}
+
+deps() { bash "$ROOT/scripts/install-deps.sh"; }
+
+# configure_and_build DIR [CMAKE ARGS…]
+configure_and_build() {
+    local dir=$1
+    shift
+    cmake -S "$ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@"
+    cmake --build "$dir" -j "$JOBS"
+}
+
+demo() {
+    deps
+    configure_and_build "$BUILD" -DSGDNET_BUILD_TESTS=OFF -DSGDNET_BUILD_BENCH=OFF
+    local model=$ROOT/examples/mm1k.sgdnet
+    echo
+    echo "== sgdnet compile $model --emit net"
+    "$BUILD/cli/sgdnet" compile "$model" --emit net
+    echo
+    echo "== sgdnet run $model --seed 1"
+    "$BUILD/cli/sgdnet" run "$model" --seed 1
+}
+
+run_tests() {
+    deps
+    local status=0 start=$SECONDS
+    configure_and_build "$BUILD"
+    echo "== ctest (all labels) in $BUILD"
+    ctest --test-dir "$BUILD" --output-on-failure -j "$JOBS" || status=1
+    echo "== normal build and tests took $((SECONDS - start)) s"
+
+    local asan_start=$SECONDS
+    configure_and_build "$ASAN_BUILD" -DSGDNET_SANITIZE=ON -DSGDNET_BUILD_BENCH=OFF
+    echo "== ctest -L 'unit|golden' under AddressSanitizer + UBSan in $ASAN_BUILD"
+    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+        ctest --test-dir "$ASAN_BUILD" --output-on-failure -j "$JOBS" -L 'unit|golden' || status=1
+    echo "== sanitizer build and tests took $((SECONDS - asan_start)) s"
+
+    if [ $status -eq 0 ]; then
+        echo "== all tests passed ($((SECONDS - start)) s)"
+    else
+        echo "== some tests FAILED ($((SECONDS - start)) s)"
+    fi
+    return $status
+}
+
+case "${1:-}" in
+    demo) demo ;;
+    test) run_tests ;;
+    build) deps && configure_and_build "$BUILD" ;;
+    deps) deps ;;
+    *)
+        echo "usage: $0 demo|test|build|deps" >&2
+        exit 2
+        ;;
+esac
