@@ -1,0 +1,175 @@
+// Whole grammar of the .sgdnet language (LANGUAGE.md §2–§6); see docs/grammar.md for the choices.
+grammar SgdNet;
+
+@lexer::members {
+/// True for characters that may continue an identifier: a unit must not be followed by one
+/// (so `4 /speed` is `4 / speed` and `2 bound` is `2` then `bound`).
+static bool isIdentChar(size_t c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+}
+
+// ───────────────────────────── declarations ─────────────────────────────
+
+file        : decl* EOF ;
+exprOnly    : expr EOF ;
+
+decl
+    : modelDecl
+    | paramDecl
+    | layersDecl
+    | nodeDecl
+    | trainingDecl
+    | netDecl
+    | measureDecl
+    ;
+
+modelDecl   : 'model' name ';' ;
+paramDecl   : kind=('param' | 'let') name '=' expr ';' ;
+measureDecl : 'measure' name '=' expr ';' ;
+
+layersDecl
+    : 'layers' name '{' layerRow* '}' ';'?      # layerTable
+    | 'layers' name '=' expr ';'                # layerProfile
+    ;
+layerRow    : layerName ':' assignment (',' assignment)* ','? ';' ;
+layerName   : name | STRING ;
+
+nodeDecl    : kind=('worker' | 'server') name ('[' expr ']')? '{' propertyStmt* '}' ';'? ;
+trainingDecl: 'training' '{' propertyStmt* '}' ';'? ;
+propertyStmt: assignment ';' ;
+assignment  : name '=' expr ;
+
+netDecl     : 'net' name '{' netItem* '}' ';'? ;
+netItem     : paramDecl | placeDecl | transitionDecl ;
+placeDecl   : 'place' name arraySpec? ('=' init=expr)? ('bound' '='? bound=expr)? ';' ;
+arraySpec
+    : '[' name 'in' first=expr '..' last=expr ']'   # rangeArray
+    | '[' expr ']'                              # sizeArray
+    ;
+transitionDecl
+    : 'transition' name arraySpec? '~' expr attribute* arcBlock     # timedTransition
+    | 'immediate' name arraySpec? attribute* arcBlock               # immediateTransition
+    ;
+attribute   : name '='? expr ;
+arcBlock    : '{' arc* '}' ';'? ;
+arc         : kind=('in' | 'out' | 'inhibit') nameRef ('*' primary)? ';' ;
+
+// ───────────────────────────── expressions ─────────────────────────────
+// Earlier alternatives bind tighter: `^` (right-assoc) above unary minus, then C precedence.
+
+expr
+    : primary                                           # atomExpr
+    | <assoc=right> expr '^' expr                       # powExpr
+    | op=('-' | '!') expr                               # unaryExpr
+    | expr op=('*' | '/' | '%') expr                    # mulExpr
+    | expr op=('+' | '-') expr                          # addExpr
+    | expr op=('<' | '<=' | '>' | '>=') expr            # relExpr
+    | expr op=('==' | '!=') expr                        # eqExpr
+    | expr '&&' expr                                    # andExpr
+    | expr '||' expr                                    # orExpr
+    | <assoc=right> expr '?' expr ':' expr              # condExpr
+    ;
+
+primary
+    : (NUMBER | QUANTITY | BAD_QUANTITY)                # numberLit
+    | (STRING | UNTERMINATED_STRING)                    # stringLit
+    | ('true' | 'false')                                # boolLit
+    | name '(' (arg (',' arg)* ','?)? ')'               # callExpr
+    | nameRef                                           # nameExpr
+    | '[' (expr (',' expr)* ','?)? ']'                  # listLit
+    | '(' expr ')'                                      # parenExpr
+    ;
+// `mean = 1 ms`, `0.3: det(1 ms)` (weight: value) or `x`; LL(2), so no long look-ahead.
+arg
+    : name '=' expr                                     # namedArg
+    | expr (':' expr)?                                  # exprArg
+    ;
+nameRef     : name ('.' name)* ('[' expr ']')? ;
+
+// Keywords are reserved only where a declaration or an arc starts; elsewhere they are names
+// (`layers = vgg;`, `server = infinite`, `compute = net.compute`). `true`/`false` are reserved.
+name
+    : ID
+    | 'model' | 'param' | 'let' | 'layers' | 'worker' | 'server' | 'training' | 'net'
+    | 'place' | 'transition' | 'immediate' | 'measure' | 'in' | 'out' | 'inhibit' | 'bound'
+    ;
+
+// ───────────────────────────── lexer ─────────────────────────────
+
+MODEL       : 'model' ;
+PARAM       : 'param' ;
+LET         : 'let' ;
+LAYERS      : 'layers' ;
+WORKER      : 'worker' ;
+SERVER      : 'server' ;
+TRAINING    : 'training' ;
+NET         : 'net' ;
+PLACE       : 'place' ;
+TRANSITION  : 'transition' ;
+IMMEDIATE   : 'immediate' ;
+MEASURE     : 'measure' ;
+IN          : 'in' ;
+OUT         : 'out' ;
+INHIBIT     : 'inhibit' ;
+BOUND       : 'bound' ;
+TRUE        : 'true' ;
+FALSE       : 'false' ;
+
+// A number with a unit is one token, spaces or tabs allowed in between (`25MB`, `1.5 ms`,
+// `2 /s`, `10 MB/s`); the unit must not run into an identifier character.
+QUANTITY    : NUM [ \t]* UNIT {!isIdentChar(_input->LA(1))}? ;
+NUMBER      : NUM ;
+// A number glued to letters that are not a unit (`25XB`): reported by the AST builder.
+BAD_QUANTITY: NUM [A-Za-z_] [A-Za-z0-9_]* ;
+
+ID          : [A-Za-z_] [A-Za-z0-9_]* ;
+STRING      : '"' ( '\\' ~[\r\n] | ~["\\\r\n] )* '"' ;
+UNTERMINATED_STRING : '"' ( '\\' ~[\r\n] | ~["\\\r\n] )* '\\'? ;
+
+DOTDOT      : '..' ;
+DOT         : '.' ;
+COMMA       : ',' ;
+SEMI        : ';' ;
+COLON       : ':' ;
+LPAREN      : '(' ;
+RPAREN      : ')' ;
+LBRACK      : '[' ;
+RBRACK      : ']' ;
+LBRACE      : '{' ;
+RBRACE      : '}' ;
+TILDE       : '~' ;
+QUESTION    : '?' ;
+EQ          : '==' ;
+NE          : '!=' ;
+LE          : '<=' ;
+GE          : '>=' ;
+LT          : '<' ;
+GT          : '>' ;
+ANDAND      : '&&' ;
+OROR        : '||' ;
+NOT         : '!' ;
+ASSIGN      : '=' ;
+PLUS        : '+' ;
+MINUS       : '-' ;
+STAR        : '*' ;
+SLASH       : '/' ;
+PERCENT     : '%' ;
+CARET       : '^' ;
+
+WS          : [ \t\r\n\f]+ -> channel(HIDDEN) ;
+LINE_COMMENT: '//' ~[\r\n]* -> channel(HIDDEN) ;
+BLOCK_COMMENT: '/*' .*? '*/' -> channel(HIDDEN) ;
+// Reported by the front end; kept off the parser's channel.
+UNTERMINATED_COMMENT: '/*' ( ~'*' | '*'+ ~[*/] )* '*'* -> channel(HIDDEN) ;
+ERROR_CHAR  : . -> channel(HIDDEN) ;
+
+fragment NUM    : [0-9]+ ('.' [0-9]+)? ([eE] [+-]? [0-9]+)? ;
+fragment UNIT
+    : 'ns' | 'us' | 'ms' | 's' | 'min' | 'h'
+    | 'B' | 'KB' | 'MB' | 'GB' | 'TB' | 'KiB' | 'MiB' | 'GiB' | 'TiB'
+    | 'b' | 'Kb' | 'Mb' | 'Gb' | 'Tb'
+    | 'bps' | 'Kbps' | 'Mbps' | 'Gbps' | 'Tbps'
+    | 'B/s' | 'KB/s' | 'MB/s' | 'GB/s' | 'TB/s' | 'KiB/s' | 'MiB/s' | 'GiB/s' | 'TiB/s'
+    | 'Hz' | '/s'
+    ;
