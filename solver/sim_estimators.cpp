@@ -44,14 +44,14 @@ Interval student_interval(const std::vector<double>& samples, double confidence)
     for (double x : samples) mean += x;
     mean /= static_cast<double>(n);
     out.mean = mean;
+    if (n < 2) {
+        out.half_width = std::numeric_limits<double>::infinity();
+        return out;
+    }
     bool all_equal = true;
     for (double x : samples) all_equal = all_equal && x == samples[0];
     if (all_equal) {  // zero variance: exact value, zero-width interval
         out.mean = samples[0];
-        return out;
-    }
-    if (n < 2) {
-        out.half_width = std::numeric_limits<double>::infinity();
         return out;
     }
     double ss = 0;

@@ -1,0 +1,176 @@
+// Simulator vs hand derivations of net semantics: deterministic cycles, age memory, speed, immediates.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "solver/solve.hpp"
+#include "tests/truth/sim_check.hpp"
+#include "tests/truth/sim_test_nets.hpp"
+
+using namespace sgdnet;
+using namespace sgdnet::testing;
+
+namespace {
+
+solver::SolveOptions truth_options(double precision, uint64_t seed = 11) {
+    solver::SolveOptions o;
+    o.precision = precision;
+    o.confidence = 0.999;  // see sim_queues_test.cpp
+    o.seed = seed;
+    o.max_time_s = 60;
+    return o;
+}
+
+void check_exact(const solver::MeasureEstimate& e, double truth) {
+    INFO(e.name << ": mean " << e.mean << " CI [" << e.ci_low << ", " << e.ci_high << "], truth "
+                << truth);
+    CHECK(std::fabs(e.mean - truth) <= 1e-9 * std::fabs(truth));
+    CHECK(e.ci_low == e.mean);
+    CHECK(e.ci_high == e.mean);
+}
+
+}  // namespace
+
+// One token cycling through three deterministic delays 0.1, 0.2, 0.3 s: one lap takes 0.6 s,
+// so every transition fires 1/0.6 times per second and place a holds the token 0.1/0.6 of the
+// time. No randomness: the value must be exact (1e-9) with a zero-width interval.
+TEST_CASE("sim truth: deterministic cycle is exact") {
+    NetBuilder b("detcycle");
+    const uint32_t a = b.place("a", 1), pb = b.place("b"), c = b.place("c");
+    const uint32_t t1 = b.timed("t1", det(0.1), {{a, 1}}, {{pb, 1}});
+    b.timed("t2", det(0.2), {{pb, 1}}, {{c, 1}});
+    b.timed("t3", det(0.3), {{c, 1}}, {{a, 1}});
+    b.throughput("X", t1);
+    b.tokens("A", a);
+    b.inverse_throughput("cycle", {{t1, 1.0}});
+    const auto r = solver::simulate(b.net, truth_options(1e-6));
+    CHECK(r.precision_reached);
+    check_exact(r.measures[0], 1 / 0.6);
+    check_exact(r.measures[1], 0.1 / 0.6);
+    check_exact(r.measures[2], 0.6);
+    CHECK(r.stats.wall_s < 5);
+}
+
+// Two tokens in a ring of two deterministic stations (1 s and 0.3 s, single server). The slow
+// station is the bottleneck and never idles (the other token is back after 0.3 s): throughput
+// 1 /s. In each 1 s cycle `slow` holds 1 token for 0.3 s and 2 for 0.7 s: mean 1.7.
+TEST_CASE("sim truth: deterministic two-token ring with a bottleneck") {
+    NetBuilder b("detring");
+    const uint32_t slow = b.place("slow", 2), fast = b.place("fast");
+    const uint32_t ts = b.timed("ts", det(1.0), {{slow, 1}}, {{fast, 1}});
+    b.timed("tf", det(0.3), {{fast, 1}}, {{slow, 1}});
+    b.throughput("X", ts);
+    b.tokens("S", slow);
+    const auto r = solver::simulate(b.net, truth_options(1e-6));
+    check_exact(r.measures[0], 1.0);
+    check_exact(r.measures[1], 1.7);
+}
+
+// Preemptive-resume vs preemptive-repeat. A job needing D = 1 s of work runs on a server that
+// fails at rate α = 0.5 while up and is repaired at rate β = 2; `work` is inhibited while the
+// server is down and restarts immediately after each completion (test arc on `job`).
+//  - memory = age (resume): the job needs D of up-time; failures during it are Poisson(αD),
+//    each costing 1/β on average: E[T] = D (1 + α/β) = 1.25 s → throughput 0.8 /s.
+//  - memory = enabling (repeat identical work D): an attempt succeeds with prob e^{−αD};
+//    E[T] = (e^{αD} − 1)(1/α + 1/β) = 1.62180 s → throughput 0.61660 /s.
+// Completions start renewal cycles (the server is up, the failure clock memoryless).
+TEST_CASE("sim truth: age memory (preemptive resume) vs enabling memory (repeat)") {
+    const double alpha = 0.5, beta = 2, D = 1;
+    for (net::Memory mem : {net::Memory::Age, net::Memory::Enabling}) {
+        NetBuilder b("preempt");
+        const uint32_t up = b.place("up", 1), down = b.place("down"), job = b.place("job", 1);
+        b.timed("fail", exp_rate(alpha), {{up, 1}}, {{down, 1}});
+        b.timed("repair", exp_rate(beta), {{down, 1}}, {{up, 1}});
+        const uint32_t work = b.timed("work", det(D), {{job, 1}}, {{job, 1}}, {{down, 1}}, 1, mem);
+        b.throughput("X", work);
+        const double truth = mem == net::Memory::Age
+                                 ? 1 / (D * (1 + alpha / beta))
+                                 : 1 / ((std::exp(alpha * D) - 1) * (1 / alpha + 1 / beta));
+        const auto r = solver::simulate(b.net, truth_options(0.005));
+        check_covers(r.measures[0], truth, 0.005);
+    }
+}
+
+// Processor sharing with `speed = 1 / tokens(q)`: every job in q has its own clock (infinite
+// servers) running at 1/n. M/G/1-PS, λ = 1, mean work 0.5 s (ρ = 0.5): the mean number in the
+// system is ρ/(1−ρ) = 1 whatever the work distribution (PS insensitivity; Kleinrock, Queueing
+// Systems II, §4.4), tested with exponential and deterministic work; throughput = λ.
+TEST_CASE("sim truth: processor sharing via speed = 1/tokens matches M/G/1-PS") {
+    for (const net::Distribution& work : {exp_rate(2), det(0.5)}) {
+        NetBuilder b("ps");
+        const uint32_t q = b.place("q");
+        b.timed("arrive", exp_rate(1), {}, {{q, 1}});
+        const uint32_t serve = b.timed("serve", work, {{q, 1}}, {}, {}, net::kInfiniteServers,
+                                       net::Memory::Enabling, one_over_tokens({q}));
+        b.tokens("L", q);
+        b.throughput("X", serve);
+        const auto r = solver::simulate(b.net, truth_options(0.01));
+        check_covers(r.measures[0], 1.0, 0.01);
+        check_covers(r.measures[1], 1.0, 0.02);
+    }
+}
+
+// Two jobs sharing one processor (speed = 1/(tokens(qa) + tokens(qb))). Job A needs 1 s of work
+// then thinks 0.5 s; job B needs 3 s and restarts at once. Hand timeline:
+//   t=0   both run at 1/2          A done at 2 (B has 3 − 1 = 2 left)
+//   t=2   A thinks, B alone at 1   t=2.5: B has 1.5 left, A back
+//   t=2.5 both at 1/2              A done at 4.5 (B has 0.5 left)
+//   t=4.5 B alone at 1             B done at 5, A back at 5: the state of t=0 again.
+// Period 5 s: A completes twice (0.4 /s), B once (0.2 /s), A thinks 1 s of 5 (mean 0.2).
+TEST_CASE("sim truth: processor sharing, two deterministic jobs by hand") {
+    NetBuilder b("ps2");
+    const uint32_t qa = b.place("qa", 1), ta = b.place("ta"), qb = b.place("qb", 1);
+    const auto speed = one_over_tokens({qa, qb});
+    const uint32_t sa = b.timed("serveA", det(1), {{qa, 1}}, {{ta, 1}}, {}, net::kInfiniteServers,
+                                net::Memory::Age, speed);
+    b.timed("thinkA", det(0.5), {{ta, 1}}, {{qa, 1}});
+    const uint32_t sb = b.timed("serveB", det(3), {{qb, 1}}, {{qb, 1}}, {}, net::kInfiniteServers,
+                                net::Memory::Age, speed);
+    b.throughput("XA", sa);
+    b.throughput("XB", sb);
+    b.tokens("thinking", ta);
+    const auto r = solver::simulate(b.net, truth_options(1e-6));
+    check_exact(r.measures[0], 0.4);
+    check_exact(r.measures[1], 0.2);
+    check_exact(r.measures[2], 0.2);
+}
+
+// Immediate conflict: Poisson(λ = 1) arrivals into p are routed at once. While the gate is open
+// (an on/off process with exp(1) phases: open half the time) immediate `c` (priority 2) takes
+// every arrival; otherwise `a` and `b` (priority 1, weights 1 and 3) split them 1:3. By PASTA:
+// throughput c = 0.5, a = 0.5 · 1/4 = 0.125, b = 0.5 · 3/4 = 0.375.
+TEST_CASE("sim truth: immediate conflict resolved by priority then weight") {
+    NetBuilder b("routing");
+    const uint32_t p = b.place("p"), on = b.place("on", 1), off = b.place("off");
+    const uint32_t pa = b.place("pa"), pb = b.place("pb"), pc = b.place("pc");
+    b.timed("arrive", exp_rate(1), {}, {{p, 1}});
+    b.timed("close", exp_rate(1), {{on, 1}}, {{off, 1}});
+    b.timed("open", exp_rate(1), {{off, 1}}, {{on, 1}});
+    const uint32_t c = b.immediate("c", 2, 1, {{p, 1}, {on, 1}}, {{pc, 1}, {on, 1}});
+    const uint32_t a = b.immediate("a", 1, 1, {{p, 1}}, {{pa, 1}});
+    const uint32_t bb = b.immediate("b", 1, 3, {{p, 1}}, {{pb, 1}});
+    for (uint32_t x : {pa, pb, pc}) b.timed("drain" + std::to_string(x), exp_rate(5), {{x, 1}}, {});
+    b.throughput("Xc", c);
+    b.throughput("Xa", a);
+    b.throughput("Xb", bb);
+    b.average("p_tokens", {{op(net::ExprOp::Code::Tokens, p)}}, "tokens");
+    const auto r = solver::simulate(b.net, truth_options(0.01));
+    check_covers(r.measures[0], 0.5, 0.01);
+    check_covers(r.measures[1], 0.125, 0.04);
+    check_covers(r.measures[2], 0.375, 0.02);
+    // Immediates fire in zero time: p never holds a token for a positive duration.
+    CHECK(r.measures[3].mean == 0);
+}
+
+// Arc multiplicities: arrivals (λ = 1) put 3 tokens each; the server takes 2 at a time.
+// Token balance: 3 λ = 2 X, so the service throughput X = 1.5 /s (when stable: service
+// rate 4 /s, the batch-of-two queue is a stable random walk).
+TEST_CASE("sim truth: arc multiplicities balance tokens") {
+    NetBuilder b("mult");
+    const uint32_t q = b.place("q");
+    b.timed("arrive", exp_rate(1), {}, {{q, 3}});
+    const uint32_t serve = b.timed("serve", exp_rate(4), {{q, 2}}, {});
+    b.throughput("X", serve);
+    const auto r = solver::simulate(b.net, truth_options(0.01));
+    check_covers(r.measures[0], 1.5, 0.01);
+}

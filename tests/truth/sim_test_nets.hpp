@@ -1,0 +1,133 @@
+// Builders of small nets and closed-form helpers (MVA, birth-death) shared by the simulator's tests.
+#pragma once
+
+#include <cmath>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "net/petri_net.hpp"
+
+namespace sgdnet::testing {
+
+using ArcList = std::vector<std::pair<uint32_t, uint32_t>>;  // (place, multiplicity)
+
+/// Builds a net programmatically, one element at a time.
+struct NetBuilder {
+    net::PetriNet net;
+
+    explicit NetBuilder(std::string name = "test") { net.name = std::move(name); }
+
+    uint32_t place(const std::string& name, uint32_t initial = 0,
+                   std::optional<uint32_t> bound = {}) {
+        net.places.push_back({name, initial, bound, {}});
+        return static_cast<uint32_t>(net.places.size() - 1);
+    }
+    static std::vector<net::Arc> arcs(const ArcList& l) {
+        std::vector<net::Arc> out;
+        for (auto [p, m] : l) out.push_back({net::PlaceId{p}, m});
+        return out;
+    }
+    uint32_t timed(const std::string& name, net::Distribution delay, const ArcList& in,
+                   const ArcList& out, const ArcList& inhibit = {}, uint32_t servers = 1,
+                   net::Memory memory = net::Memory::Enabling,
+                   std::optional<net::MarkingExpr> speed = {}) {
+        net::Transition t;
+        t.name = name;
+        t.kind = net::TransitionKind::Timed;
+        t.delay = std::move(delay);
+        t.servers = servers;
+        t.memory = memory;
+        t.speed = std::move(speed);
+        t.inputs = arcs(in);
+        t.outputs = arcs(out);
+        t.inhibitors = arcs(inhibit);
+        net.transitions.push_back(std::move(t));
+        return static_cast<uint32_t>(net.transitions.size() - 1);
+    }
+    uint32_t immediate(const std::string& name, int priority, double weight, const ArcList& in,
+                       const ArcList& out, const ArcList& inhibit = {}) {
+        net::Transition t;
+        t.name = name;
+        t.kind = net::TransitionKind::Immediate;
+        t.priority = priority;
+        t.weight = weight;
+        t.inputs = arcs(in);
+        t.outputs = arcs(out);
+        t.inhibitors = arcs(inhibit);
+        net.transitions.push_back(std::move(t));
+        return static_cast<uint32_t>(net.transitions.size() - 1);
+    }
+    void throughput(const std::string& name, std::vector<std::pair<uint32_t, double>> terms) {
+        net::Measure m;
+        m.name = name;
+        m.kind = net::Measure::Kind::Throughput;
+        for (auto [t, c] : terms) m.terms.push_back({net::TransitionId{t}, c});
+        m.unit = "1/s";
+        net.measures.push_back(std::move(m));
+    }
+    void throughput(const std::string& name, uint32_t t) { throughput(name, {{t, 1.0}}); }
+    void inverse_throughput(const std::string& name, std::vector<std::pair<uint32_t, double>> terms) {
+        throughput(name, std::move(terms));
+        net.measures.back().kind = net::Measure::Kind::MeanInverseThroughput;
+        net.measures.back().unit = "s";
+    }
+    void average(const std::string& name, net::MarkingExpr e, std::string unit = "tokens") {
+        net::Measure m;
+        m.name = name;
+        m.kind = net::Measure::Kind::TimeAverage;
+        m.expr = std::move(e);
+        m.unit = std::move(unit);
+        net.measures.push_back(std::move(m));
+    }
+    void tokens(const std::string& name, uint32_t p) { average(name, net::MarkingExpr::tokens(p)); }
+};
+
+inline net::Distribution exp_rate(double r) { return {net::Exp{r}}; }
+inline net::Distribution det(double v) { return {net::Det{v}}; }
+
+/// Expression builders (postfix programs).
+inline net::ExprOp op(net::ExprOp::Code c, uint32_t place = 0, double value = 0) {
+    return net::ExprOp{c, place, value};
+}
+/// tokens(p) > 0 (a `prob(...)` condition).
+inline net::MarkingExpr positive(uint32_t p) {
+    using C = net::ExprOp::Code;
+    return {{op(C::Tokens, p), op(C::Const, 0, 0), op(C::Gt)}};
+}
+/// 1 / (Σ tokens(p) over `places`).
+inline net::MarkingExpr one_over_tokens(const std::vector<uint32_t>& places) {
+    using C = net::ExprOp::Code;
+    net::MarkingExpr e;
+    e.code.push_back(op(C::Const, 0, 1));
+    e.code.push_back(op(C::Tokens, places[0]));
+    for (std::size_t i = 1; i < places.size(); ++i) {
+        e.code.push_back(op(C::Tokens, places[i]));
+        e.code.push_back(op(C::Add));
+    }
+    e.code.push_back(op(C::Div));
+    return e;
+}
+
+/// Exact mean value analysis of a closed cyclic network of single-server exponential
+/// stations with mean service times `s` and `n` customers (Reiser & Lavenberg 1980):
+/// R_i(k) = s_i (1 + Q_i(k−1)),  X(k) = k / Σ R_i(k),  Q_i(k) = X(k) R_i(k).
+struct MvaResult {
+    double throughput = 0;
+    std::vector<double> queue;
+};
+inline MvaResult mva(const std::vector<double>& s, int n) {
+    MvaResult r;
+    r.queue.assign(s.size(), 0.0);
+    for (int k = 1; k <= n; ++k) {
+        std::vector<double> resp(s.size());
+        double total = 0;
+        for (std::size_t i = 0; i < s.size(); ++i) total += resp[i] = s[i] * (1 + r.queue[i]);
+        r.throughput = k / total;
+        for (std::size_t i = 0; i < s.size(); ++i) r.queue[i] = r.throughput * resp[i];
+    }
+    return r;
+}
+
+}  // namespace sgdnet::testing

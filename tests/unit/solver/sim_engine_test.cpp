@@ -1,0 +1,225 @@
+// Unit tests of one simulation replication: enabling, servers, memory, speed, errors.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "solver/sim_engine.hpp"
+#include "solver/solve.hpp"
+#include "tests/truth/sim_test_nets.hpp"
+
+using namespace sgdnet;
+using namespace sgdnet::solver;
+using namespace sgdnet::testing;
+using Status = SimEngine::Status;
+
+namespace {
+
+/// Firings of `t` after running `e` to time `until` (the engine counts every transition).
+struct Probe {
+    CompiledNet cn;
+    SimEngine engine;
+    Probe(const net::PetriNet& n, std::vector<uint32_t> counted, uint64_t unbounded = 1'000'000)
+        : cn(CompiledNet::build(n, {}, counted, unbounded)), engine(cn, 1, 0) {}
+    std::vector<double> counts() {
+        std::vector<double> out(cn.snapshot_width());
+        engine.snapshot(out.data());
+        return out;
+    }
+};
+
+}  // namespace
+
+// K = 2 servers, 3 tokens, det(1): two firings at t = 1, the third at t = 2.
+TEST_CASE("engine: multiple servers fire concurrently") {
+    NetBuilder b;
+    const uint32_t q = b.place("q", 3), done = b.place("done");
+    const uint32_t t = b.timed("t", det(1), {{q, 1}}, {{done, 1}}, {}, 2);
+    Probe p(b.net, {t});
+    REQUIRE(p.engine.run_until(1.5) == Status::Ok);
+    CHECK(p.counts()[0] == 2);
+    CHECK(p.engine.marking()[done] == 2);
+    CHECK(p.engine.run_until(2.5) == Status::Deadlock);
+    CHECK(p.counts()[0] == 3);
+}
+
+// Enabling degree with a multiplicity: in q*2 with 5 tokens and infinite servers → 2 clocks.
+TEST_CASE("engine: enabling degree follows arc multiplicity") {
+    NetBuilder b;
+    const uint32_t q = b.place("q", 5), done = b.place("done");
+    const uint32_t t = b.timed("t", det(1), {{q, 2}}, {{done, 3}}, {}, net::kInfiniteServers);
+    Probe p(b.net, {t});
+    REQUIRE(p.engine.run_until(0.5) == Status::Ok);
+    CHECK(p.counts()[0] == 0);
+    CHECK(p.engine.run_until(1.5) == Status::Deadlock);  // 1 token left: degree 0
+    CHECK(p.counts()[0] == 2);
+    CHECK(p.engine.marking()[q] == 1);
+    CHECK(p.engine.marking()[done] == 6);
+}
+
+// A test arc (p in and out) is atomic: the transition stays enabled and restarts every 1 s.
+TEST_CASE("engine: test arcs do not disable the transition") {
+    NetBuilder b;
+    const uint32_t p = b.place("p", 1);
+    const uint32_t t = b.timed("t", det(1), {{p, 1}}, {{p, 1}});
+    Probe pr(b.net, {t});
+    REQUIRE(pr.engine.run_until(10.5) == Status::Ok);
+    CHECK(pr.counts()[0] == 10);
+}
+
+// Job det(1) inhibited while `blk` is marked; the blocker alternates free 0.4 s / blocked 0.5 s.
+//  age:      runs [0,0.4] (0.6 left), [0.9,1.3] (0.2 left), [1.8,2.0] → completes at t = 2.0.
+//  enabling: each up-period (0.4 s) is shorter than the work, so it never completes.
+TEST_CASE("engine: age memory resumes, enabling memory restarts") {
+    for (net::Memory mem : {net::Memory::Age, net::Memory::Enabling}) {
+        NetBuilder b;
+        const uint32_t job = b.place("job", 1), out = b.place("out"), free = b.place("free", 1),
+                       blk = b.place("blk");
+        const uint32_t t = b.timed("work", det(1), {{job, 1}}, {{out, 1}}, {{blk, 1}}, 1, mem);
+        b.timed("block", det(0.4), {{free, 1}}, {{blk, 1}});
+        b.timed("unblock", det(0.5), {{blk, 1}}, {{free, 1}});
+        Probe p(b.net, {t});
+        REQUIRE(p.engine.run_until(1.99) == Status::Ok);
+        CHECK(p.counts()[0] == 0);
+        REQUIRE(p.engine.run_until(20) == Status::Ok);
+        CHECK(p.counts()[0] == (mem == net::Memory::Age ? 1 : 0));
+    }
+}
+
+// det(2) work at speed tokens(s): speed 1 on [0,1] (1 left), then s = 2 → done at 1.5.
+TEST_CASE("engine: a speed change reschedules the remaining work exactly") {
+    NetBuilder b;
+    const uint32_t job = b.place("job", 1), s = b.place("s", 1), src = b.place("src", 1);
+    const uint32_t t = b.timed("work", det(2), {{job, 1}}, {}, {}, 1, net::Memory::Enabling,
+                               net::MarkingExpr::tokens(s));
+    b.timed("boost", det(1), {{src, 1}}, {{s, 1}});
+    Probe p(b.net, {t});
+    REQUIRE(p.engine.run_until(1.49) == Status::Ok);
+    CHECK(p.counts()[0] == 0);
+    CHECK(p.engine.run_until(1.51) == Status::Deadlock);
+    CHECK(p.counts()[0] == 1);
+    CHECK(p.engine.now() == doctest::Approx(1.5));
+}
+
+TEST_CASE("engine: time averages integrate the marking") {
+    // One token: a for 0.25 s, then b for 0.75 s, repeat. ∫ tokens(a) over [0, 10] = 2.5.
+    NetBuilder b;
+    const uint32_t a = b.place("a", 1), pb = b.place("b");
+    b.timed("ab", det(0.25), {{a, 1}}, {{pb, 1}});
+    b.timed("ba", det(0.75), {{pb, 1}}, {{a, 1}});
+    const CompiledNet cn = CompiledNet::build(b.net, {net::MarkingExpr::tokens(a)}, {}, 1000);
+    SimEngine e(cn, 1, 0);
+    REQUIRE(e.run_until(10) == Status::Ok);
+    double integral = 0;
+    e.snapshot(&integral);
+    CHECK(integral == doctest::Approx(2.5));
+}
+
+TEST_CASE("engine: errors are reported as statuses") {
+    SUBCASE("bound exceeded") {
+        NetBuilder b;
+        const uint32_t q = b.place("q", 0, 3);
+        b.timed("src", det(1), {}, {{q, 1}});
+        Probe p(b.net, {});
+        CHECK(p.engine.run_until(10) == Status::BoundExceeded);
+        CHECK(p.engine.error_element() == q);
+        CHECK(p.engine.now() == 4);
+    }
+    SUBCASE("unbounded") {
+        NetBuilder b;
+        const uint32_t q = b.place("q");
+        b.timed("src", exp_rate(1), {}, {{q, 1}});
+        Probe p(b.net, {}, 10);
+        CHECK(p.engine.run_until(1e9) == Status::Unbounded);
+        CHECK(p.engine.error_element() == q);
+        CHECK(p.engine.marking()[q] == 11);
+    }
+    SUBCASE("timeless trap") {
+        NetBuilder b;
+        const uint32_t x = b.place("x", 1), y = b.place("y");
+        b.immediate("xy", 1, 1, {{x, 1}}, {{y, 1}});
+        b.immediate("yx", 1, 1, {{y, 1}}, {{x, 1}});
+        b.timed("tick", exp_rate(1), {}, {});
+        Probe p(b.net, {});
+        CHECK(p.engine.run_until(1) == Status::TimelessTrap);
+    }
+    SUBCASE("negative speed") {
+        NetBuilder b;
+        const uint32_t x = b.place("x", 1);
+        b.timed("t", exp_rate(1), {{x, 1}}, {}, {}, 1, net::Memory::Enabling,
+                net::MarkingExpr::constant(-1));
+        Probe p(b.net, {});
+        CHECK(p.engine.run_until(1) == Status::BadSpeed);
+    }
+}
+
+TEST_CASE("simulate: model errors become SolveErrors naming the element") {
+    SUBCASE("deadlock names the time and the marking") {
+        NetBuilder b;
+        const uint32_t a = b.place("a", 2), c = b.place("c");
+        const uint32_t t = b.timed("t", exp_rate(1), {{a, 1}}, {{c, 1}});
+        b.throughput("X", t);
+        try {
+            simulate(b.net, SolveOptions{});
+            FAIL("no error");
+        } catch (const SolveError& e) {
+            CHECK(e.kind() == SolveError::Kind::Deadlock);
+            CHECK(std::string(e.what()).find("c=2") != std::string::npos);
+            CHECK(std::string(e.what()).find("t=") != std::string::npos);
+        }
+    }
+    SUBCASE("bound exceeded names the place") {
+        NetBuilder b;
+        b.place("other");
+        const uint32_t q = b.place("buf", 0, 4);
+        const uint32_t t = b.timed("src", exp_rate(1), {}, {{q, 1}});
+        b.throughput("X", t);
+        try {
+            simulate(b.net, SolveOptions{});
+            FAIL("no error");
+        } catch (const SolveError& e) {
+            CHECK(e.kind() == SolveError::Kind::BoundExceeded);
+            CHECK(e.place() == q);
+            CHECK(std::string(e.what()).find("'buf'") != std::string::npos);
+        }
+    }
+    SUBCASE("unbounded growth names the place") {
+        NetBuilder b;
+        const uint32_t q = b.place("grow");
+        b.timed("src", exp_rate(2), {}, {{q, 1}});
+        const uint32_t t = b.timed("srv", exp_rate(1), {{q, 1}}, {});
+        b.throughput("X", t);
+        SolveOptions o;
+        o.unbounded_tokens = 1000;
+        try {
+            simulate(b.net, o);
+            FAIL("no error");
+        } catch (const SolveError& e) {
+            CHECK(e.kind() == SolveError::Kind::Unbounded);
+            CHECK(e.place() == q);
+        }
+    }
+    SUBCASE("a timed source with infinite servers is rejected") {
+        NetBuilder b;
+        const uint32_t q = b.place("q");
+        b.timed("src", exp_rate(1), {}, {{q, 1}}, {}, net::kInfiniteServers);
+        CHECK_THROWS_AS(simulate(b.net, SolveOptions{}), SolveError);
+    }
+}
+
+TEST_CASE("simulate: the wall-clock cap stops with precision_reached = false") {
+    // M/M/1 at ρ = 0.95 with an unreachable precision: the cap must stop it with a warning.
+    NetBuilder b;
+    const uint32_t q = b.place("q");
+    b.timed("arrive", exp_rate(0.95), {}, {{q, 1}});
+    b.timed("serve", exp_rate(1), {{q, 1}}, {});
+    b.tokens("L", q);
+    SolveOptions o;
+    o.precision = 1e-6;
+    o.max_time_s = 0.5;
+    const SolveResult r = simulate(b.net, o);
+    CHECK_FALSE(r.precision_reached);
+    REQUIRE_FALSE(r.warnings.empty());
+    CHECK(r.warnings[0].find("precision not reached") != std::string::npos);
+    CHECK(r.stats.wall_s < 3);
+    CHECK(r.measures[0].mean > 0);
+}
