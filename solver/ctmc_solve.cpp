@@ -303,6 +303,9 @@ SteadyState steady_state(const Ctmc& c, const net::PetriNet& net, Arithmetic ari
 
 SolveResult solve_exact(const net::PetriNet& net, const SolveOptions& options) {
     const auto t0 = std::chrono::steady_clock::now();
+    if (const auto problems = net::validate(net); !problems.empty()) {
+        throw SolveError(SolveError::Kind::Invalid, "invalid net: " + problems.front());
+    }
     std::vector<uint32_t> tracked;
     for (const net::Measure& m : net.measures) {
         if (m.kind == net::Measure::Kind::TimeAverage) continue;

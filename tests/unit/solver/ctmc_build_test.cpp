@@ -254,3 +254,60 @@ TEST_CASE("test arcs and multiplicities") {
     CHECK(measure(r, "x") == doctest::Approx(4.0 / 9.0).epsilon(1e-12));
     CHECK(*r.stats.states == 3);
 }
+
+TEST_CASE("timed transitions enabled in a vanishing marking never fire; transient start") {
+    // The token starts at p3 (transient), then cycles p4 →(ring4, 2.1) p0 →(ring0, 1.5) p1,
+    // where the immediate i0 sends it straight back to p4: p1 is vanishing, so `x0` (enabled in
+    // p1) never fires. Alternating renewal: P(p4) = (1/2.1)/(1/2.1 + 1/1.5) = 1.5/3.6, and
+    // X(i0) = X(ring0) = 1/(1/2.1 + 1/1.5) = 3.15/3.6 = 0.875.
+    NetBuilder b;
+    const auto p0 = b.place("p0"), p1 = b.place("p1"), p3 = b.place("p3", 1), p4 = b.place("p4");
+    b.timed("ring0", 1.5, {{p0, 1}}, {{p1, 1}}, {}, 2);
+    b.timed("ring3", 2.8, {{p3, 1}}, {{p4, 1}});
+    b.timed("ring4", 2.1, {{p4, 1}}, {{p0, 1}});
+    const auto x0 = b.timed("x0", 1.9, {{p1, 1}}, {{p1, 1}});
+    const auto i0 = b.immediate("i0", 1, 0.7, {{p1, 1}}, {{p4, 1}}, {{p4, 2}});
+    b.tokens("at4", p4);
+    b.throughput("i0", {{i0, 1}});
+    b.throughput("x0", {{x0, 1}});
+    const auto r = solve_exact(b.net, exact_options());
+    CHECK(*r.stats.states == 3);
+    CHECK(measure(r, "at4") == doctest::Approx(1.5 / 3.6).epsilon(1e-12));
+    CHECK(measure(r, "i0") == doctest::Approx(3.15 / 3.6).epsilon(1e-12));
+    CHECK(measure(r, "x0") == 0.0);
+}
+
+TEST_CASE("solve(): exact and auto dispatch") {
+    // M/M/1/4 (λ = 1, μ = 2): X = μ(1 - π0), π0 = (1-ρ)/(1-ρ^5) with ρ = 1/2.
+    NetBuilder b;
+    const auto q = b.place("queue");
+    b.timed("arrive", 1, {}, {{q, 1}}, {{q, 4}});
+    const auto serve = b.timed("serve", 2, {{q, 1}}, {});
+    b.throughput("x", {{serve, 1}});
+    const double x = 2 * (1 - 0.5 / (1 - std::pow(0.5, 5)));
+    SolveOptions o;
+    o.solver = sgdnet::solver::SolverKind::Auto;
+    auto r = sgdnet::solver::solve(b.net, o);
+    CHECK(r.solver == "exact");
+    CHECK(measure(r, "x") == doctest::Approx(x).epsilon(1e-12));
+    o.solver = sgdnet::solver::SolverKind::Exact;
+    CHECK(sgdnet::solver::solve(b.net, o).solver == "exact");
+
+    // Over auto_max_states (5 states > 3) → simulation, with a warning saying why.
+    o.solver = sgdnet::solver::SolverKind::Auto;
+    o.auto_max_states = 3;
+    o.max_time_s = 2;
+    o.precision = 0.05;
+    r = sgdnet::solver::solve(b.net, o);
+    CHECK(r.solver == "sim");
+    REQUIRE(!r.warnings.empty());
+    CHECK(r.warnings[0].find("--solver auto chose simulation") != std::string::npos);
+
+    // A non-exponential delay → simulation even though --phase-type would apply.
+    o.auto_max_states = 1000;
+    o.phase_type = true;
+    b.net.transitions[serve].delay = sgdnet::net::Distribution{sgdnet::net::Det{0.5}};
+    r = sgdnet::solver::solve(b.net, o);
+    CHECK(r.solver == "sim");
+    CHECK(r.warnings[0].find("'serve'") != std::string::npos);
+}
