@@ -80,7 +80,7 @@ std::string sanitize(const std::string& text, LexicalReporter& report,
 /// Owns the ANTLR objects of one parse (they must outlive the parse tree).
 struct Frontend {
     Frontend(Diagnostics& d, uint32_t f)
-        : diags(d), file(f), lexical{d, f}, strategy(std::make_shared<detail::SyntaxErrorStrategy>(d, f)),
+        : diags(d), file(f), lexical{d, f, {}, 0}, strategy(std::make_shared<detail::SyntaxErrorStrategy>(d, f)),
           listener(*strategy) {}
 
     Diagnostics& diags;
@@ -168,20 +168,16 @@ struct Frontend {
         return cp;
     }
 
-    /// ANTLR recurses once per nesting level (parentheses, brackets, prefix operators, `^`, `?`);
-    /// reject input deeper than detail::kMaxNesting before that can exhaust the stack.
+    /// ANTLR and the AST passes recurse once per level of an expression tree: each bracket and
+    /// each operator (a chain `1+1+…` is a left-deep tree). Reject input whose estimated depth
+    /// exceeds detail::kMaxNesting before anything recurses (a comma starts a new subtree, `;`
+    /// and braces a new statement).
     bool check_nesting() {
-        std::vector<std::size_t> levels{0};  // right-recursive operators per open bracket
-        std::size_t depth = 0;               // brackets + all operators in `levels`
-        size_t prev = antlr4::Token::EOF;
+        std::vector<std::size_t> levels{0};  // operators since the last bracket or comma
+        std::size_t depth = 0;               // open brackets + all counts in `levels`
         for (antlr4::Token* t : tokens->getTokens()) {
             if (t->getChannel() != antlr4::Token::DEFAULT_CHANNEL) continue;
-            const size_t type = t->getType();
-            const bool after_operand =
-                prev == L::NUMBER || prev == L::QUANTITY || prev == L::BAD_QUANTITY ||
-                prev == L::STRING || prev == L::UNTERMINATED_STRING || prev == L::ID ||
-                prev == L::TRUE || prev == L::FALSE || prev == L::RPAREN || prev == L::RBRACK;
-            switch (type) {
+            switch (t->getType()) {
                 case L::LPAREN:
                 case L::LBRACK:
                     levels.push_back(0);
@@ -194,34 +190,32 @@ struct Frontend {
                         levels.pop_back();
                     }
                     break;
+                case L::COMMA:
+                    depth -= levels.back();
+                    levels.back() = 0;
+                    break;
                 case L::SEMI:
                 case L::LBRACE:
                 case L::RBRACE:
                     levels.assign(1, 0);
                     depth = 0;
                     break;
-                case L::CARET:
-                case L::QUESTION:
+                case L::CARET: case L::QUESTION: case L::MINUS: case L::NOT: case L::PLUS:
+                case L::STAR: case L::SLASH: case L::PERCENT: case L::EQ: case L::NE:
+                case L::LT: case L::LE: case L::GT: case L::GE: case L::ANDAND: case L::OROR:
                     ++levels.back();
                     ++depth;
-                    break;
-                case L::MINUS:
-                case L::NOT:
-                    if (!after_operand) {
-                        ++levels.back();
-                        ++depth;
-                    }
                     break;
                 default:
                     break;
             }
             if (depth > detail::kMaxNesting) {
                 diags.error(SourceRange{file, detail::begin_of(t), detail::end_of(t)},
-                            "expression nested too deeply (more than " +
-                                std::to_string(detail::kMaxNesting) + " levels)");
+                            "expression too deeply nested or too long (more than " +
+                                std::to_string(detail::kMaxNesting) +
+                                " levels of brackets and operators)");
                 return false;
             }
-            prev = type;
         }
         return true;
     }

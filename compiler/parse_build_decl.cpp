@@ -51,7 +51,22 @@ std::optional<LayerRow> build_layer_row(Ctx& cx, G::LayerRowContext* c) {
         return std::nullopt;
     }
     row.name_range = range_of(cx, n);
-    for (G::AssignmentContext* a : c->assignment()) {
+    bool first = true;
+    antlr4::tree::ParseTree* before = nullptr;
+    for (antlr4::tree::ParseTree* child : c->children) {
+        auto* a = dynamic_cast<G::AssignmentContext*>(child);
+        if (a == nullptr) {
+            before = child;
+            continue;
+        }
+        auto* comma = dynamic_cast<antlr4::tree::TerminalNode*>(before);
+        if (!first && (comma == nullptr || comma->getSymbol()->getType() != G::COMMA)) {
+            const SourceRange prev = row.columns.empty() ? range_of(cx, a) : row.columns.back().range;
+            cx.diags.error(SourceRange{cx.file, prev.end, prev.end},
+                           "expected ',' between the columns of a layer row");
+        }
+        first = false;
+        before = child;
         auto p = build_assignment(cx, a);
         if (!p) return std::nullopt;
         row.columns.push_back(std::move(*p));

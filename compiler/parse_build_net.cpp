@@ -23,7 +23,7 @@ std::optional<ArraySpec> build_array(Ctx& cx, G::ArraySpecContext* c) {
         return out;
     }
     if (auto* s = dynamic_cast<G::SizeArrayContext*>(c)) {
-        out.var = "i";
+        out.var.push_back('i');  // the `[K]` form binds `i`
         out.size = build_expr(cx, s->expr());
         if (!out.size || s->RBRACK() == nullptr) return std::nullopt;
         return out;

@@ -191,7 +191,8 @@ void SyntaxErrorStrategy::reportMissingToken(antlr4::Parser* parser) {
     if (expected.size() == 1 && has(expected, P::SEMI)) {
         emit(at, "expected ';' after " + noun(parser->getContext()));
     } else {
-        emit(at, "expected " + what + " in " + noun(parser->getContext()) + " before " +
+        const std::string in = noun(parser->getContext());
+        emit(at, "expected " + what + (in == "name" ? "" : " in " + in) + " before " +
                      describe_token(current));
     }
 }
@@ -202,11 +203,33 @@ antlr4::Token* SyntaxErrorStrategy::singleTokenDeletion(antlr4::Parser* parser) 
     return DefaultErrorStrategy::singleTokenDeletion(parser);
 }
 
+void SyntaxErrorStrategy::consumeUntil(antlr4::Parser* parser,
+                                       const antlr4::misc::IntervalSet& set) {
+    std::size_t depth = 0;
+    for (size_t type = parser->getInputStream()->LA(1); type != Token::EOF;
+         type = parser->getInputStream()->LA(1)) {
+        if (depth == 0 && set.contains(type)) return;
+        if (type == P::LBRACE) ++depth;
+        if (type == P::RBRACE && depth > 0) --depth;
+        parser->consume();
+    }
+}
+
+/// True when `t` starts a new line after `prev`: a missing `;` is then the likely mistake.
+static bool on_new_line(const Token* prev, const Token* t) {
+    return prev != nullptr && t != nullptr && (t->getType() == Token::EOF || t->getLine() > prev->getLine());
+}
+
 void SyntaxErrorStrategy::reportUnwantedToken(antlr4::Parser* parser) {
     if (inErrorRecoveryMode(parser)) return;
     beginErrorCondition(parser);
     const Token* t = parser->getCurrentToken();
     const Token* prev = previous_token(parser);
+    const antlr4::misc::IntervalSet expected = getExpectedTokens(parser);
+    if (has(expected, P::SEMI) && on_new_line(prev, t)) {
+        emit(end_of(prev), "expected ';' after " + noun(parser->getContext()));
+        return;
+    }
     std::string msg;
     if (t->getType() == P::ID && prev != nullptr &&
         (prev->getType() == P::NUMBER || prev->getType() == P::QUANTITY) &&
@@ -215,7 +238,7 @@ void SyntaxErrorStrategy::reportUnwantedToken(antlr4::Parser* parser) {
     } else {
         msg = "unexpected " + describe_token(t);
     }
-    const std::string what = describe_expected(parser, getExpectedTokens(parser));
+    const std::string what = describe_expected(parser, expected);
     if (what == "an expression" && !can_start_expression(t->getType())) {
         msg = "expected an expression, found " + describe_token(t);
     } else if (!what.empty()) {
@@ -230,9 +253,10 @@ void SyntaxErrorStrategy::reportInputMismatch(antlr4::Parser* parser,
     const antlr4::misc::IntervalSet expected = e.getExpectedTokens();
     auto* ctx = dynamic_cast<antlr4::ParserRuleContext*>(e.getCtx());
     if (ctx == nullptr) ctx = parser->getContext();
-    if (expected.size() == 1 && has(expected, P::SEMI)) {
-        const Token* prev = previous_token(parser);
-        emit(prev != nullptr ? end_of(prev) : where(parser, t), "expected ';' after " + noun(ctx));
+    const Token* prev = previous_token(parser);
+    if ((expected.size() == 1 || on_new_line(prev, t)) && has(expected, P::SEMI) &&
+        prev != nullptr) {
+        emit(end_of(prev), "expected ';' after " + noun(ctx));
         return;
     }
     const std::string what = describe_expected(parser, expected);

@@ -48,6 +48,9 @@ protected:
     void reportMissingToken(antlr4::Parser* parser) override;
     /// Never deletes `;`, `{` or `}`: statement structure is a better resync point.
     antlr4::Token* singleTokenDeletion(antlr4::Parser* parser) override;
+    /// Like ANTLR's resync, but skips a `{ … }` block whole, so one bad statement does not make
+    /// its closing brace end the enclosing block.
+    void consumeUntil(antlr4::Parser* parser, const antlr4::misc::IntervalSet& set) override;
 
 private:
     Diagnostics& diags_;

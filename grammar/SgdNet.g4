@@ -32,7 +32,8 @@ layersDecl
     : 'layers' name '{' layerRow* '}' ';'?      # layerTable
     | 'layers' name '=' expr ';'                # layerProfile
     ;
-layerRow    : layerName ':' assignment (',' assignment)* ','? ';' ;
+// A missing ',' between columns is accepted here and reported by the AST builder (one clear error).
+layerRow    : layerName ':' assignment (','? assignment)* ','? ';' ;
 layerName   : name | STRING ;
 
 nodeDecl    : kind=('worker' | 'server') name ('[' expr ']')? '{' propertyStmt* '}' ';'? ;
