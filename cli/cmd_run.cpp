@@ -34,6 +34,7 @@ Status cmd_run(const RunArgs& args, Context& ctx) {
     }
     std::cout << std::flush;
     if (!result.precision_reached) {
+        if (!result.warnings.empty()) return Status::PrecisionNotReached;  // solver said why
         const auto& first = result.measures.front();
         std::cerr << "warning: precision " << number(solve_options->precision)
                   << " not reached within --max-time " << args.max_time << ": '" << first.name
