@@ -2,4 +2,5 @@
 set(SGDNET_COMPILER_TRAINING
     lower_training_builder.cpp
     lower_training_spec.cpp
+    lower_training.cpp
 )
