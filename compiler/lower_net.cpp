@@ -2,6 +2,7 @@
 // to the net IR, with arrays expanded.
 #include "compiler/lower_net.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -64,7 +65,16 @@ public:
         : scope_(scope), places_(places), diags_(diags) {}
 
     bool emit(const Expr& e, std::vector<ExprOp>& code) {
-        if (!calls_any(e, kMarkingCalls)) {
+        if (in_prob_) {
+            // Inside prob(COND), a name that is not a param, let or index is a place: its tokens.
+            if (auto* ref = std::get_if<NameRef>(&e.node); ref && !scope_.find(ref->parts[0])) {
+                auto p = places_(e);
+                if (!p) return false;
+                code.push_back(ExprOp{Code::Tokens, p->value, 0});
+                return true;
+            }
+        }
+        if (!depends_on_marking(e)) {
             auto c = constant(e, scope_, diags_, "a marking-dependent expression");
             if (!c) return false;
             code.push_back(ExprOp{Code::Const, 0, *c});
@@ -91,7 +101,7 @@ public:
             code.push_back(ExprOp{Code::Select, 0, 0});
             return true;
         }
-        diags_.error(e.range, "`tokens(…)` cannot be used here");
+        diags_.error(e.range, "this expression cannot depend on the marking");
         return false;
     }
 
@@ -99,6 +109,16 @@ private:
     const Scope& scope_;
     const PlaceResolver& places_;
     Diagnostics& diags_;
+    bool in_prob_ = false;
+
+    bool depends_on_marking(const Expr& e) const {
+        if (calls_any(e, kMarkingCalls)) return true;
+        if (!in_prob_) return false;
+        std::vector<std::string> names;
+        free_names(e, names);
+        return std::any_of(names.begin(), names.end(),
+                           [&](const std::string& n) { return !scope_.find(n); });
+    }
 
     static Code binary_code(Binary::Op op) {
         switch (op) {
@@ -142,7 +162,11 @@ private:
         }
         if (c.callee == "prob") {
             if (!positional(1, 1)) return false;
-            return emit(*c.args[0].value, code);
+            bool outer = in_prob_;
+            in_prob_ = true;
+            bool ok = emit(*c.args[0].value, code);
+            in_prob_ = outer;
+            return ok;
         }
         static const std::map<std::string, Code> unary{
             {"abs", Code::Abs},   {"floor", Code::Floor}, {"ceil", Code::Ceil},
