@@ -1,0 +1,17 @@
+# Golden cases of raw-net lowering: each .sgdnet is compiled and its canonical net text diffed.
+list(APPEND SGDNET_GOLDEN_CASES
+    lower/arrays
+    lower/distributions
+    lower/inhibitor
+    lower/measures
+    lower/memory
+    lower/mm1
+    lower/multiplicities
+    lower/net_param_set
+    lower/params_set
+    lower/priorities_weights
+    lower/servers
+    lower/speed
+    lower/test_arc
+    lower/two_nets
+)

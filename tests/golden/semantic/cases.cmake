@@ -1,0 +1,31 @@
+# Golden cases of semantic errors: each .sgdnet is compiled and its diagnostics diffed.
+list(APPEND SGDNET_GOLDEN_CASES
+    semantic/array_size_fraction
+    semantic/array_size_negative
+    semantic/array_size_too_large
+    semantic/array_size_zero
+    semantic/bad_dist_params
+    semantic/bad_keywords
+    semantic/bad_measure_target
+    semantic/bare_number_time
+    semantic/cycle
+    semantic/dimension_mismatch
+    semantic/duplicate_names
+    semantic/empirical_missing_file
+    semantic/empty_model
+    semantic/functions_and_operators
+    semantic/index_out_of_range
+    semantic/initial_above_bound
+    semantic/layer_columns
+    semantic/mixture_sum
+    semantic/ps_needs_server
+    semantic/set_bad_value
+    semantic/set_let
+    semantic/set_unknown_param
+    semantic/speed_errors
+    semantic/ssp_staleness
+    semantic/unknown_name
+    semantic/unknown_training_property
+    semantic/unknown_unit
+    semantic/unknown_worker_property
+)
