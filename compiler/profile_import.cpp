@@ -637,7 +637,9 @@ std::string to_sgdnet(const Profile& p, const std::string& name) {
             reverse = reverse &&
                       p.layers[i].bwd_order == static_cast<int>(p.layers.size() - 1 - i);
         o << "// Gradient-ready order: "
-          << (reverse ? "reverse layer order (as profiled)." : "recorded in the `order` column.")
+          << (!reverse  ? "recorded in the `order` column."
+              : trace ? "reverse layer order (assumed: a trace does not record it)."
+                      : "reverse layer order (as profiled).")
           << "\n";
         o << "layers " << name << " {\n";
         for (const auto& l : p.layers) {

@@ -1,0 +1,370 @@
+#!/usr/bin/env python3
+"""One-node profile of a PyTorch training step, for `sgdnet import-profile` and `profile(...)`.
+
+Writes, in --out-dir:
+  NAME_layers.json  per-layer profile (docs/profiles.md, "Format 1"): forward/backward gap
+                    times per layer (mean/std/n), parameter bytes, gradient-ready order,
+                    step totals, and the gradient buckets PyTorch DDP really forms.
+  NAME_trace.json   torch.profiler Chrome trace of a few steps with record_function ranges
+                    step_K / zero_grad / forward / backward / optimizer and
+                    layer_fwd:<name> around every layer's forward.
+
+Needs only torch (torchvision for --model resnet18).  Examples:
+  python3 profile_model.py --model mlp --batch 32
+  python3 profile_model.py --model resnet18 --batch 16
+  python3 profile_model.py --model mypkg.models:make_net --input-shape 3,224,224 --classes 1000
+
+A user model is given as MODULE:FUNCTION, a function with no argument returning an
+nn.Module that maps a float tensor of shape (batch, *input_shape) to class logits.
+Run it with the thread count of one training rank (--threads) on an idle machine.
+"""
+
+import argparse
+import copy
+import datetime
+import importlib
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+
+import torch
+import torch.nn as nn
+
+DEFINITIONS = """\
+Layer = a leaf module that owns parameters, listed in forward execution order.  Timing comes
+from an unprofiled run with light-weight hooks (time.perf_counter); every time is
+{"mean", "std", "n"} in seconds over the timed steps (std with n-1 denominator).
+  fwd_s      forward gap time of layer i = t_end(fwd i) - t_end(fwd i-1) (i=0: from the start
+             of model(x)); sum(fwd_s) + totals.fwd_tail_s == totals.forward_s.
+  fwd_own_s  time inside the layer's own forward() only.
+  bwd_s      backward gap time: layers ordered by the instant their last parameter gradient
+             became ready (tensor hook); bwd_s = ready time - ready time of the layer before
+             it in that order (first: from the start of loss.backward()).
+             sum(bwd_s) + totals.bwd_tail_s == totals.backward_s.
+  bwd_ready_offset_s  ready instant relative to the start of loss.backward().
+  bwd_order  position in gradient-ready order (0 = first ready), from the first timed step.
+  param_bytes bytes of the layer's parameters (= gradient bytes).
+totals.forward_s = model(x) + loss; optimizer_s = optimizer.step() for the whole model.
+unhooked_step_s: the same step without hooks (hook overhead check).
+ddp_buckets: the gradient buckets DDP (gloo, world=1) uses after its first-iteration rebuild,
+for each --bucket-caps value (MB), in all-reduce order.
+"""
+
+
+# --------------------------------------------------------------------------------------------
+# Models
+
+class MLP(nn.Module):
+    """1024 -> 3 x [Linear(1024,1024)+ReLU] -> Linear(1024,10), as in the shared data."""
+
+    def __init__(self, width=1024, depth=3, classes=10):
+        super().__init__()
+        layers = []
+        for _ in range(depth):
+            layers += [nn.Linear(width, width), nn.ReLU()]
+        layers.append(nn.Linear(width, classes))
+        self.net = nn.Sequential(*layers)
+
+    def forward(self, x):
+        return self.net(x)
+
+
+def build_model(spec, classes):
+    if spec == "mlp":
+        return MLP(classes=classes), (1024,)
+    if spec == "resnet18":
+        import torchvision  # only needed for this demo model
+        return torchvision.models.resnet18(num_classes=classes), (3, 32, 32)
+    if ":" not in spec:
+        sys.exit(f"--model: expected mlp, resnet18 or MODULE:FUNCTION, got {spec!r}")
+    module, func = spec.split(":", 1)
+    return getattr(importlib.import_module(module), func)(), None
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers
+
+def stats(xs):
+    xs = list(xs)
+    return {"mean": statistics.fmean(xs), "std": statistics.stdev(xs) if len(xs) > 1 else 0.0,
+            "n": len(xs)}
+
+
+def param_layers(model):
+    """Leaf-level owners of parameters: modules with parameters of their own (recurse=False)."""
+    seen, out = set(), []
+    for name, m in model.named_modules():
+        own = [(pn, p) for pn, p in m.named_parameters(recurse=False)
+               if p.requires_grad and id(p) not in seen]
+        if own:
+            for _, p in own:
+                seen.add(id(p))
+            out.append((name, m, [(f"{name}.{pn}" if name else pn, p) for pn, p in own]))
+    return out
+
+
+def forward_order(model, layers, x):
+    """Order of first forward call of each layer (one untimed forward pass)."""
+    order, handles = [], []
+    for i, (_, m, _) in enumerate(layers):
+        handles.append(m.register_forward_hook(
+            lambda mod, inp, out, i=i: order.append(i) if i not in order else None))
+    with torch.no_grad():
+        model(x)
+    for h in handles:
+        h.remove()
+    missing = [layers[i][0] for i in range(len(layers)) if i not in order]
+    if missing:
+        sys.exit(f"layers never called in forward: {missing}")
+    return [layers[i] for i in order]
+
+
+def one_step(model, opt, loss_fn, x, y):
+    opt.zero_grad()
+    loss_fn(model(x), y).backward()
+    opt.step()
+
+
+# --------------------------------------------------------------------------------------------
+# Timed run with hooks
+
+def timed_run(model, opt, loss_fn, x, y, layers, warmup, steps):
+    now = time.perf_counter
+    L = len(layers)
+    t_start, t_end, ready = [0.0] * L, [0.0] * L, [0.0] * L
+    handles = []
+    for i, (_, m, params) in enumerate(layers):
+        def pre(mod, inp, i=i):
+            t_start[i] = now()
+
+        def post(mod, inp, out, i=i):
+            t_end[i] = now()
+        handles.append(m.register_forward_pre_hook(pre))
+        handles.append(m.register_forward_hook(post))
+        for _, p in params:
+            def grad_hook(grad, i=i):
+                ready[i] = max(ready[i], now())
+            handles.append(p.register_hook(grad_hook))
+
+    rec = {k: [] for k in ("zero_grad", "forward", "model_forward", "loss", "fwd_tail",
+                           "backward", "bwd_tail", "optimizer", "step")}
+    fwd_gap = [[] for _ in range(L)]
+    fwd_own = [[] for _ in range(L)]
+    bwd_gap = [[] for _ in range(L)]
+    bwd_off = [[] for _ in range(L)]
+    orders = []
+    for s in range(warmup + steps):
+        for i in range(L):
+            ready[i] = 0.0
+        t0 = now()
+        opt.zero_grad()
+        t1 = now()
+        out = model(x)
+        t2 = now()
+        loss = loss_fn(out, y)
+        t3 = now()
+        loss.backward()
+        t4 = now()
+        opt.step()
+        t5 = now()
+        if s < warmup:
+            continue
+        rec["zero_grad"].append(t1 - t0)
+        rec["forward"].append(t3 - t1)
+        rec["model_forward"].append(t2 - t1)
+        rec["loss"].append(t3 - t2)
+        rec["backward"].append(t4 - t3)
+        rec["optimizer"].append(t5 - t4)
+        rec["step"].append(t5 - t0)
+        prev = t1
+        for i in range(L):
+            fwd_gap[i].append(t_end[i] - prev)
+            fwd_own[i].append(t_end[i] - t_start[i])
+            prev = t_end[i]
+        rec["fwd_tail"].append(t3 - prev)
+        order = sorted(range(L), key=lambda i: ready[i])
+        orders.append(order)
+        prev = t3
+        for i in order:
+            bwd_gap[i].append(ready[i] - prev)
+            bwd_off[i].append(ready[i] - t3)
+            prev = ready[i]
+        rec["bwd_tail"].append(t4 - prev)
+    for h in handles:
+        h.remove()
+    first = orders[0]
+    position = {layer: k for k, layer in enumerate(first)}
+    stable = [all(o.index(i) == position[i] for o in orders) for i in range(L)]
+    return rec, fwd_gap, fwd_own, bwd_gap, bwd_off, position, stable
+
+
+def unhooked(model, opt, loss_fn, x, y, warmup, steps):
+    out = []
+    for s in range(warmup + steps):
+        t0 = time.perf_counter()
+        one_step(model, opt, loss_fn, x, y)
+        if s >= warmup:
+            out.append(time.perf_counter() - t0)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Chrome trace
+
+def chrome_trace(model, opt, loss_fn, x, y, layers, steps, path):
+    from torch.autograd.profiler import record_function
+    from torch.profiler import ProfilerActivity, profile
+    open_ranges, handles = {}, []
+    for name, m, _ in layers:
+        def pre(mod, inp, name=name):
+            r = record_function("layer_fwd:" + name)
+            r.__enter__()
+            open_ranges.setdefault(name, []).append(r)
+
+        def post(mod, inp, out, name=name):
+            open_ranges[name].pop().__exit__(None, None, None)
+        handles.append(m.register_forward_pre_hook(pre))
+        handles.append(m.register_forward_hook(post))
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        for s in range(steps):
+            with record_function(f"step_{s}"):
+                with record_function("zero_grad"):
+                    opt.zero_grad()
+                with record_function("forward"):
+                    loss = loss_fn(model(x), y)
+                with record_function("backward"):
+                    loss.backward()
+                with record_function("optimizer"):
+                    opt.step()
+    for h in handles:
+        h.remove()
+    prof.export_chrome_trace(path)
+
+
+# --------------------------------------------------------------------------------------------
+# DDP buckets (gloo, world = 1)
+
+def ddp_buckets(model, make_opt, loss_fn, x, y, layers, caps_mb):
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    if not dist.is_available():
+        return None
+    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+    os.environ.setdefault("MASTER_PORT", "29531")
+    dist.init_process_group("gloo", rank=0, world_size=1)
+    owner = {}
+    for name, _, params in layers:
+        for pn, _ in params:
+            owner[pn] = name
+    index = {name: k for k, (name, _, _) in enumerate(layers)}
+    out = {}
+    try:
+        for cap in caps_mb:
+            m = copy.deepcopy(model)
+            ddp = DDP(m, bucket_cap_mb=cap)
+            opt = make_opt(ddp.parameters())
+            for _ in range(3):  # buckets are rebuilt after the first iteration
+                one_step(ddp, opt, loss_fn, x, y)
+            log = ddp._get_ddp_logging_data()
+            names = [n for n, p in m.named_parameters() if p.requires_grad]
+            sizes = {n: p.numel() * p.element_size() for n, p in m.named_parameters()}
+            groups = str(log.get("rebuilt_per_bucket_param_indices", "")).split(",")
+            buckets = []
+            for k, g in enumerate(g for g in groups if g.strip()):
+                params = [names[int(t)] for t in g.split()]
+                members = sorted({owner[p] for p in params}, key=lambda n: index[n])
+                buckets.append({"index": k, "bytes": sum(sizes[p] for p in params),
+                                "params": params, "layers": members})
+            keep = ("bucket_sizes", "rebuilt_bucket_sizes", "rebuilt_per_bucket_param_indices",
+                    "bucket_cap_bytes", "gradient_as_bucket_view", "has_rebuilt_buckets")
+            key = f"{cap:g}"
+            out[key] = {"buckets": buckets, "logging": {k: log[k] for k in keep if k in log}}
+    finally:
+        dist.destroy_process_group()
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--model", default="mlp", help="mlp, resnet18 or MODULE:FUNCTION")
+    ap.add_argument("--name", help="output name (default: the model's)")
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--input-shape", help="per-sample input shape, e.g. 3,32,32")
+    ap.add_argument("--classes", type=int, default=10)
+    ap.add_argument("--lr", type=float, default=0.01)
+    ap.add_argument("--momentum", type=float, default=0.9)
+    ap.add_argument("--threads", type=int, default=1, help="intra-op threads (one rank's)")
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--steps", type=int, default=30)
+    ap.add_argument("--trace-steps", type=int, default=5)
+    ap.add_argument("--bucket-caps", default="25,1", help="DDP bucket_cap_mb values; '' = none")
+    ap.add_argument("--out-dir", default=".")
+    a = ap.parse_args()
+
+    torch.manual_seed(0)
+    torch.set_num_threads(a.threads)
+    model, default_shape = build_model(a.model, a.classes)
+    shape = tuple(int(v) for v in a.input_shape.split(",")) if a.input_shape else default_shape
+    if shape is None:
+        sys.exit("--input-shape is required for a user model")
+    name = a.name or (a.model if ":" not in a.model else a.model.split(":")[1])
+    x = torch.randn(a.batch, *shape)
+    y = torch.randint(0, a.classes, (a.batch,))
+    loss_fn = nn.CrossEntropyLoss()
+
+    def make_opt(params):
+        return torch.optim.SGD(params, lr=a.lr, momentum=a.momentum)
+
+    layers = forward_order(model, param_layers(model), x)
+    opt = make_opt(model.parameters())
+    rec, fwd_gap, fwd_own, bwd_gap, bwd_off, position, stable = timed_run(
+        model, opt, loss_fn, x, y, layers, a.warmup, a.steps)
+    plain = unhooked(model, opt, loss_fn, x, y, a.warmup, a.steps)
+
+    os.makedirs(a.out_dir, exist_ok=True)
+    trace_name = f"{name}_trace.json"
+    chrome_trace(model, opt, loss_fn, x, y, layers, a.trace_steps,
+                 os.path.join(a.out_dir, trace_name))
+    caps = [float(c) for c in a.bucket_caps.split(",") if c.strip()]
+    buckets = ddp_buckets(model, make_opt, loss_fn, x, y, layers, caps) if caps else None
+
+    out_layers = []
+    for i, (lname, m, params) in enumerate(layers):
+        plist = [{"name": pn, "shape": list(p.shape), "numel": p.numel(),
+                  "bytes": p.numel() * p.element_size()} for pn, p in params]
+        out_layers.append({
+            "index": i, "name": lname, "type": type(m).__name__,
+            "param_bytes": sum(q["bytes"] for q in plist), "params": plist,
+            "fwd_s": stats(fwd_gap[i]), "fwd_own_s": stats(fwd_own[i]),
+            "bwd_s": stats(bwd_gap[i]), "bwd_ready_offset_s": stats(bwd_off[i]),
+            "bwd_order": position[i], "bwd_order_stable": stable[i]})
+    doc = {
+        "workload": name, "batch": a.batch, "input_shape": [a.batch, *shape],
+        "threads": a.threads, "warmup_steps": a.warmup, "timed_steps": a.steps,
+        "optimizer": f"SGD(lr={a.lr}, momentum={a.momentum})", "loss": "CrossEntropyLoss",
+        "total_param_bytes": sum(l["param_bytes"] for l in out_layers),
+        "num_layers": len(out_layers), "layers": out_layers,
+        "totals": {f"{k}_s": stats(v) for k, v in rec.items()},
+        "unhooked_step_s": stats(plain), "chrome_trace": trace_name,
+        "env": {"torch": torch.__version__, "python": platform.python_version(),
+                "nproc": os.cpu_count(),
+                "date": datetime.datetime.now().isoformat(timespec="seconds")},
+        "definitions": DEFINITIONS,
+    }
+    if buckets is not None:
+        doc["ddp_buckets"] = buckets
+    path = os.path.join(a.out_dir, f"{name}_layers.json")
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=1)
+    print(f"wrote {path} and {os.path.join(a.out_dir, trace_name)}: {len(out_layers)} layers, "
+          f"{doc['total_param_bytes']} gradient bytes, step {doc['totals']['step_s']['mean']*1e3:.2f} ms")
+
+
+if __name__ == "__main__":
+    main()
