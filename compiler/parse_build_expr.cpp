@@ -100,6 +100,14 @@ ExprPtr build_string(Ctx& cx, antlr4::Token* t) {
     for (std::size_t i = 1; i < last; ++i) {
         const auto c = static_cast<unsigned char>(text[i]);
         if ((c & 0xC0) != 0x80) ++col;
+        if (c < 0x20 && c != '\t') {
+            SourceRange where = range;
+            where.begin.col = where.end.col = col - 1;
+            cx.diags.error(where, "control character '" + detail::describe_char(c) +
+                                      "' in string");
+            ok = false;
+            continue;
+        }
         if (c != '\\' || i + 1 >= last) {
             value += text[i];
             continue;

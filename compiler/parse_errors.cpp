@@ -179,9 +179,32 @@ void SyntaxErrorStrategy::emit(SourceLoc at, std::string message) {
     if (count_ >= kMaxSyntaxErrors) throw antlr4::ParseCancellationException("too many errors");
 }
 
+bool SyntaxErrorStrategy::echoes_lexical_error(antlr4::Parser* parser) {
+    const Token* prev = previous_token(parser);
+    return prev != nullptr && prev->getType() == P::UNTERMINATED_STRING;
+}
+
+bool SyntaxErrorStrategy::report_unclosed_block(antlr4::Parser* parser, const Token* t,
+                                                const antlr4::misc::IntervalSet& expected) {
+    if (t == nullptr || t->getType() != Token::EOF || !has(expected, P::RBRACE)) return false;
+    emit(where(parser, t), "expected '}' at end of file");
+    for (antlr4::ParserRuleContext* c = parser->getContext(); c != nullptr;
+         c = dynamic_cast<antlr4::ParserRuleContext*>(c->parent)) {
+        const size_t rule = c->getRuleIndex();
+        if (rule == P::RuleNodeDecl || rule == P::RuleTrainingDecl || rule == P::RuleNetDecl ||
+            rule == P::RuleLayersDecl || rule == P::RuleArcBlock) {
+            const SourceLoc at = begin_of(c->getStart());
+            diags_.note(SourceRange{file_, at, at}, "the " + noun(c) + " opened here");
+            break;
+        }
+    }
+    return true;
+}
+
 void SyntaxErrorStrategy::reportMissingToken(antlr4::Parser* parser) {
     if (inErrorRecoveryMode(parser)) return;
     beginErrorCondition(parser);
+    if (echoes_lexical_error(parser)) return;
     const Token* current = parser->getCurrentToken();
     const antlr4::misc::IntervalSet expected = getExpectedTokens(parser);
     const Token* prev = previous_token(parser);
@@ -216,16 +239,21 @@ void SyntaxErrorStrategy::consumeUntil(antlr4::Parser* parser,
 }
 
 /// True when `t` starts a new line after `prev`: a missing `;` is then the likely mistake.
+/// (or `t` closes the block: `{ out q }`).
 static bool on_new_line(const Token* prev, const Token* t) {
-    return prev != nullptr && t != nullptr && (t->getType() == Token::EOF || t->getLine() > prev->getLine());
+    return prev != nullptr && t != nullptr &&
+           (t->getType() == Token::EOF || t->getType() == P::RBRACE ||
+            t->getLine() > prev->getLine());
 }
 
 void SyntaxErrorStrategy::reportUnwantedToken(antlr4::Parser* parser) {
     if (inErrorRecoveryMode(parser)) return;
     beginErrorCondition(parser);
+    if (echoes_lexical_error(parser)) return;
     const Token* t = parser->getCurrentToken();
     const Token* prev = previous_token(parser);
     const antlr4::misc::IntervalSet expected = getExpectedTokens(parser);
+    if (report_unclosed_block(parser, t, expected)) return;
     if (has(expected, P::SEMI) && on_new_line(prev, t)) {
         emit(end_of(prev), "expected ';' after " + noun(parser->getContext()));
         return;
@@ -234,7 +262,9 @@ void SyntaxErrorStrategy::reportUnwantedToken(antlr4::Parser* parser) {
     if (t->getType() == P::ID && prev != nullptr &&
         (prev->getType() == P::NUMBER || prev->getType() == P::QUANTITY) &&
         prev->getLine() == t->getLine()) {
-        msg = "unknown unit " + describe_token(t) + " after a number (units: LANGUAGE.md §3)";
+        emit(begin_of(t), "unknown unit " + describe_token(t) +
+                              " (units are listed in LANGUAGE.md §3)");
+        return;
     } else {
         msg = "unexpected " + describe_token(t);
     }
@@ -249,8 +279,10 @@ void SyntaxErrorStrategy::reportUnwantedToken(antlr4::Parser* parser) {
 
 void SyntaxErrorStrategy::reportInputMismatch(antlr4::Parser* parser,
                                               const antlr4::InputMismatchException& e) {
+    if (echoes_lexical_error(parser)) return;
     const Token* t = e.getOffendingToken();
     const antlr4::misc::IntervalSet expected = e.getExpectedTokens();
+    if (report_unclosed_block(parser, t, expected)) return;
     auto* ctx = dynamic_cast<antlr4::ParserRuleContext*>(e.getCtx());
     if (ctx == nullptr) ctx = parser->getContext();
     const Token* prev = previous_token(parser);
@@ -269,7 +301,9 @@ void SyntaxErrorStrategy::reportInputMismatch(antlr4::Parser* parser,
 
 void SyntaxErrorStrategy::reportNoViableAlternative(antlr4::Parser* parser,
                                                     const antlr4::NoViableAltException& e) {
+    if (echoes_lexical_error(parser)) return;
     const Token* t = e.getOffendingToken();
+    if (report_unclosed_block(parser, t, parser->getExpectedTokens())) return;
     auto* ctx = dynamic_cast<antlr4::ParserRuleContext*>(e.getCtx());
     if (ctx == nullptr) ctx = parser->getContext();
     const size_t rule = ctx != nullptr ? ctx->getRuleIndex() : size_t{P::RuleFile};
