@@ -13,7 +13,7 @@
 namespace sgdnet::compiler::detail {
 
 /// Syntax errors per file after which parsing stops (ParseCancellationException).
-inline constexpr std::size_t kMaxSyntaxErrors = 50;
+inline constexpr std::size_t kMaxSyntaxErrors = 200;
 /// Lexical diagnostics (bad characters, invalid UTF-8, unterminated tokens) per file.
 inline constexpr std::size_t kMaxLexicalErrors = 20;
 /// Deepest nesting of parentheses, brackets and right-recursive operators accepted.
@@ -53,6 +53,12 @@ protected:
     void consumeUntil(antlr4::Parser* parser, const antlr4::misc::IntervalSet& set) override;
 
 private:
+    /// True (and nothing is reported) when the error only echoes an unterminated string.
+    bool echoes_lexical_error(antlr4::Parser* parser);
+    /// Reports a block left open at the end of the file; true when `t` is that case.
+    bool report_unclosed_block(antlr4::Parser* parser, const antlr4::Token* t,
+                               const antlr4::misc::IntervalSet& expected);
+
     Diagnostics& diags_;
     uint32_t file_;
     std::size_t count_ = 0;
