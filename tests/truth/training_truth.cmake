@@ -3,5 +3,6 @@ if(TARGET sgdnet_compiler AND TARGET sgdnet_solver)
     sgdnet_add_doctest(training_truth_tests LABELS truth
         SOURCES
             ${CMAKE_CURRENT_LIST_DIR}/training_schemes_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/training_transfers_test.cpp
         LIBS sgdnet::compiler sgdnet::solver)
 endif()
