@@ -186,7 +186,11 @@ double SimEngine::remaining_work(uint32_t slot) const {
 
 void SimEngine::add_clock(uint32_t t) {
     uint32_t slot;
-    if (!free_slots_.empty()) {
+    const bool reuse = spare_slot_ != EventQueue::kNone;
+    if (reuse) {
+        slot = spare_slot_;
+        spare_slot_ = EventQueue::kNone;
+    } else if (!free_slots_.empty()) {
         slot = free_slots_.back();
         free_slots_.pop_back();
     } else {
@@ -218,7 +222,8 @@ void SimEngine::add_clock(uint32_t t) {
         const double sp = cur_speed_[t];
         when = sp == 0 ? kInf : (sp == kInf ? now_ : now_ + work / sp);
     }
-    queue_.push(slot, when);
+    if (reuse) queue_.update(slot, when);
+    else queue_.push(slot, when);
 }
 
 void SimEngine::remove_clock_slot(uint32_t t, uint32_t slot) {
@@ -379,6 +384,27 @@ void SimEngine::flush_exprs() {
     dirty_list_.clear();
 }
 
+SimEngine::Status SimEngine::fire_top() {
+    const uint32_t slot = queue_.top();
+    const uint32_t t = slot_owner_[slot];
+    now_ = queue_.time(slot);
+    // Detach the clock from its transition but keep the slot queued as the spare.
+    auto& cl = clocks_[t];
+    const uint32_t i = slot_index_[slot];
+    const uint32_t last = cl.back();
+    cl[i] = last;
+    slot_index_[last] = i;
+    cl.pop_back();
+    spare_slot_ = slot;
+    const Status st = fire(t);
+    if (spare_slot_ != EventQueue::kNone) {
+        queue_.erase(spare_slot_);
+        free_slots_.push_back(spare_slot_);
+        spare_slot_ = EventQueue::kNone;
+    }
+    return st;
+}
+
 SimEngine::Status SimEngine::settle() {
     if (status_ != Status::Ok) return status_;
     const Status st = resolve_immediates();
@@ -399,11 +425,7 @@ SimEngine::Status SimEngine::run_until(double t_end, Clock::time_point deadline)
             now_ = t_end;
             return Status::Ok;
         }
-        now_ = tn;
-        const uint32_t slot = queue_.top();
-        const uint32_t t = slot_owner_[slot];
-        remove_clock_slot(t, slot);
-        const Status fs = fire(t);
+        const Status fs = fire_top();
         if (fs != Status::Ok) return fs;
         if (check && ++since_check >= 65536) {
             since_check = 0;
@@ -416,11 +438,7 @@ SimEngine::Status SimEngine::run_events(uint64_t n) {
     for (uint64_t k = 0; k < n; ++k) {
         const Status st = settle();
         if (st != Status::Ok) return st;
-        now_ = queue_.top_time();
-        const uint32_t slot = queue_.top();
-        const uint32_t t = slot_owner_[slot];
-        remove_clock_slot(t, slot);
-        const Status fs = fire(t);
+        const Status fs = fire_top();
         if (fs != Status::Ok) return fs;
     }
     return settle();

@@ -118,6 +118,7 @@ private:
     void add_clock(uint32_t t);
     void drop_clock(uint32_t t);
     void remove_clock_slot(uint32_t t, uint32_t slot);
+    Status fire_top();
     double remaining_work(uint32_t slot) const;
     void flush_exprs();
     void set_immediate_enabled(uint32_t t, bool on);
@@ -137,6 +138,9 @@ private:
     std::vector<uint32_t> slot_owner_, slot_index_;
     std::vector<double> slot_work_, slot_ref_;   // speed: work left at slot_ref_ time
     std::vector<uint32_t> free_slots_;
+    // The slot of the timed firing being processed: still in the queue, so that a clock started
+    // by the same firing reuses it with one sift instead of a pop and a push.
+    uint32_t spare_slot_ = EventQueue::kNone;
     EventQueue queue_;
     std::vector<double> cur_speed_;               // per transition (1 without speed)
 

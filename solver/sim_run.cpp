@@ -272,7 +272,6 @@ SolveResult simulate(const net::PetriNet& net, const SolveOptions& options) {
     std::vector<Replication> reps(n_rep);
     tbb::task_arena arena(options.threads == 0 ? tbb::task_arena::automatic
                                                : static_cast<int>(options.threads));
-    bool have_estimate = false;
     bool truncation_capped = false;
     for (int round = 0;; ++round) {
         const Clock::time_point deadline =
@@ -358,7 +357,6 @@ SolveResult simulate(const net::PetriNet& net, const SolveOptions& options) {
             est.ci_low = ci.mean - ci.half_width;
             est.ci_high = ci.mean + ci.half_width;
         }
-        have_estimate = true;
         const MeasureEstimate& first = result.measures.front();
         const double hw = (first.ci_high - first.ci_low) / 2;
         if (hw <= options.precision * std::fabs(first.mean)) {
@@ -382,7 +380,6 @@ SolveResult simulate(const net::PetriNet& net, const SolveOptions& options) {
         }
         target = 2 * batches;
     }
-    (void)have_estimate;
 
     for (const Replication& rep : reps) {
         if (!rep.engine) continue;
