@@ -133,3 +133,42 @@ TEST_CASE("sim truth: closed cyclic network vs exact MVA") {
     check_covers(r.measures[0], exact.throughput, 0.005);
     for (std::size_t i = 0; i < s.size(); ++i) check_covers(r.measures[1 + i], exact.queue[i], 0.03);
 }
+
+// M/M/c with c = 3 servers (one transition, servers = 3), λ = 2, μ = 1, a = λ/μ = 2,
+// ρ = a/c = 2/3. Erlang C: P(wait) = (a^c/c!)/(1−ρ) / (Σ_{k<c} a^k/k! + (a^c/c!)/(1−ρ)) = 4/9;
+// Lq = P(wait) ρ/(1−ρ) = 8/9; L = Lq + a = 26/9; throughput = λ.
+TEST_CASE("sim truth: M/M/3 (multiple servers) vs Erlang C") {
+    const double lambda = 2, mu = 1, a = lambda / mu;
+    const int c = 3;
+    const double rho = a / c;
+    double head = 0, fact = 1;
+    for (int k = 0; k < c; ++k) {
+        if (k > 0) fact *= k;
+        head += std::pow(a, k) / fact;
+    }
+    const double tail = std::pow(a, c) / (fact * c) / (1 - rho);
+    const double L = tail / (head + tail) * rho / (1 - rho) + a;
+
+    NetBuilder b("mm3");
+    const uint32_t q = b.place("q");
+    b.timed("arrive", exp_rate(lambda), {}, {{q, 1}});
+    const uint32_t serve = b.timed("serve", exp_rate(mu), {{q, 1}}, {}, {}, c);
+    b.tokens("L", q);
+    b.throughput("X", serve);
+    const auto r = solver::simulate(b.net, truth_options(0.01));
+    CHECK(L == doctest::Approx(26.0 / 9));
+    check_covers(r.measures[0], L, 0.01);
+    check_covers(r.measures[1], lambda, 0.01);
+}
+
+// M/G/1 with lognormal service (mean 0.5 s, cv 1), λ = 1, ρ = 0.5. Pollaczek–Khinchine:
+// L = ρ + ρ² (1 + cv²) / (2 (1 − ρ)) = 0.5 + 0.25 · 2 / 1 = 1.0.
+TEST_CASE("sim truth: M/G/1 with lognormal service (Pollaczek-Khinchine)") {
+    NetBuilder b("mg1");
+    const uint32_t q = b.place("q");
+    b.timed("arrive", exp_rate(1), {}, {{q, 1}});
+    b.timed("serve", {net::Lognormal{0.5, 1.0}}, {{q, 1}}, {});
+    b.tokens("L", q);
+    const auto r = solver::simulate(b.net, truth_options(0.01));
+    check_covers(r.measures[0], 1.0, 0.01);
+}
