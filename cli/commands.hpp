@@ -18,6 +18,7 @@ enum class Status {
     Ok,                   // exit 0
     InputError,           // exit 2: usage, syntax, semantics, unreadable file (already printed)
     PrecisionNotReached,  // exit 4: results printed, warning printed
+    Interrupted,          // exit 130: SIGINT during a sweep; finished rows kept
 };
 
 /// State main.cpp keeps for its error messages: the net being solved, to point a SolveError at
@@ -55,6 +56,17 @@ struct RunArgs {
     std::string format = "table";  // table | json | csv
 };
 
+/// `sweep`: the run options (run.sets are fixed overrides) plus the swept ranges.
+struct SweepArgs {
+    RunArgs run;                      // run.format: csv | jsonl
+    std::vector<std::string> ranges;  // NAME=RANGE
+    bool zip = false;
+    std::string output;               // "" = stdout
+    std::string plot;                 // OUT.svg | OUT.png
+    bool resume = false;
+    bool quiet = false;
+};
+
 struct ImportProfileArgs {
     std::string file;
     std::string output;  // "" = stdout
@@ -66,6 +78,8 @@ Status cmd_compile(const CompileArgs& args);
 /// Compiles and solves; stores the net in ctx before solving. Throws solver::SolveError.
 Status cmd_run(const RunArgs& args, Context& ctx);
 Status cmd_import_profile(const ImportProfileArgs& args);
+/// Solves every point; throws the first point's solver::SolveError after the others finished.
+Status cmd_sweep(const SweepArgs& args, Context& ctx);
 
 // Helpers shared by the subcommands (cli/common.cpp). Each prints `error: …` to stderr and
 // returns nullopt on bad input.

@@ -1,5 +1,6 @@
 // The `sgdnet` command (LANGUAGE.md §7): CLI11 subcommands; the only catch site and the only place
 // that chooses exit codes (0 ok, 2 input wrong, 3 model cannot be solved, 4 precision not reached).
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -22,12 +23,14 @@ constexpr int kExitInternal = 1;
 constexpr int kExitInput = 2;
 constexpr int kExitUnsolvable = 3;
 constexpr int kExitPrecision = 4;
+constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report it
 
 int exit_code(Status s) {
     switch (s) {
         case Status::Ok: return kExitOk;
         case Status::InputError: return kExitInput;
         case Status::PrecisionNotReached: return kExitPrecision;
+        case Status::Interrupted: return kExitInterrupted;
     }
     return kExitInternal;
 }
@@ -52,9 +55,12 @@ void print_solve_error_notes(const sgdnet::solver::SolveError& e, const Context&
     }
 }
 
-void add_solve_options(CLI::App* cmd, RunArgs& a) {
-    cmd->add_option("--set", a.sets, "Override a param: NAME=VALUE (units allowed, e.g. bw=25Gbps)")
-        ->allow_extra_args(false);
+void add_solve_options(CLI::App* cmd, RunArgs& a, bool with_set = true) {
+    if (with_set) {
+        cmd->add_option("--set", a.sets,
+                        "Override a param: NAME=VALUE (units allowed, e.g. bw=25Gbps)")
+            ->allow_extra_args(false);
+    }
     cmd->add_option("--granularity", a.granularity, "Override the training granularity")
         ->check(CLI::IsMember({"fine", "coarse"}));
     cmd->add_option("--solver", a.solver, "sim (Monte Carlo), exact (CTMC) or auto")
@@ -129,7 +135,29 @@ int main(int argc, char** argv) {
     import_profile->add_option("--name", import_args.name,
                                "Name of the layer table (default: the file's stem)");
 
-    for (auto* sub : {check, compile, run, import_profile}) {
+    SweepArgs sweep_args;
+    sweep_args.run.format = "csv";
+    auto* sweep = app.add_subcommand(
+        "sweep", "Solve a model over a grid of params, one CSV/JSON-lines row per point");
+    sweep->add_option("FILE", sweep_args.run.file, "Model file (.sgdnet)")->required();
+    sweep->add_option("--set", sweep_args.ranges,
+                      "Swept param: NAME=RANGE (1..16, 1..64:x2, 1ms..5ms:+1ms, 1Gbps,10Gbps)")
+        ->allow_extra_args(false)
+        ->required();
+    sweep->add_option("--fix", sweep_args.run.sets, "Fixed override NAME=VALUE for every point")
+        ->allow_extra_args(false);
+    add_solve_options(sweep, sweep_args.run, /*with_set=*/false);
+    sweep->add_flag("--zip", sweep_args.zip, "Pair the ranges element by element (not a grid)");
+    sweep->add_option("-o,--output", sweep_args.output, "Write rows to this file (default stdout)");
+    sweep->add_option("--plot", sweep_args.plot,
+                      "Plot the first measure against the first swept param (gnuplot; .svg/.png)");
+    sweep->add_flag("--resume", sweep_args.resume, "Skip points whose row is already in -o FILE");
+    sweep->add_flag("-q,--quiet", sweep_args.quiet, "No progress on stderr");
+    sweep->add_option("--format", sweep_args.run.format, "Output: csv or jsonl")
+        ->check(CLI::IsMember({"csv", "jsonl"}))
+        ->capture_default_str();
+
+    for (auto* sub : {check, compile, run, import_profile, sweep}) {
         sub->set_version_flag("--version", std::string("sgdnet ") + SGDNET_VERSION);
     }
 
@@ -140,6 +168,16 @@ int main(int argc, char** argv) {
         if (*compile) return exit_code(cmd_compile(compile_args));
         if (*run) return exit_code(cmd_run(run_args, ctx));
         if (*import_profile) return exit_code(cmd_import_profile(import_args));
+        if (*sweep) {
+            const int code = exit_code(cmd_sweep(sweep_args, ctx));
+            if (code == kExitInterrupted) {
+                // Points still solving belong to detached threads: leave without unwinding them.
+                std::cout.flush();
+                std::cerr.flush();
+                std::_Exit(code);
+            }
+            return code;
+        }
         return kExitInput;
     } catch (const CLI::ParseError& e) {
         const int code = app.exit(e);  // prints help, version or the usage error

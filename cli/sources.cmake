@@ -7,4 +7,6 @@ set(SGDNET_CLI_SOURCES
     cmd_compile.cpp
     cmd_run.cpp
     cmd_import_profile.cpp
+    cmd_sweep.cpp
+    sweep_spec.cpp
 )

@@ -1,0 +1,43 @@
+// Sweep ranges of `sgdnet sweep --set NAME=RANGE` (LANGUAGE.md §7) and the points they make.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sgdnet::cli {
+
+/// One value of a swept param: the text handed to the compiler as `--set NAME=TEXT`, and its
+/// canonical value (s, B, B/s, 1/s) written to the CSV.
+struct SweepValue {
+    std::string text;
+    double canonical = 0;
+};
+
+struct SweepParam {
+    std::string name;
+    std::vector<SweepValue> values;
+    std::string unit;  // canonical unit of the values ("s", "B/s", "" …), for plot labels
+};
+
+/// Largest number of values one range may expand to, and of points of a sweep.
+inline constexpr std::size_t kMaxSweepValues = 100'000;
+
+/// Parses `NAME=RANGE`. RANGE is one of
+///   `A..B`       A, A+1, …, up to B (step 1 in A's unit: `1ms..5ms` is 1, 2, …, 5 ms)
+///   `A..B:xK`    A, A·K, A·K², … up to B (K > 1)
+///   `A..B:+S`    A, A+S, … up to B (S > 0, with a unit of A's dimension)
+///   `V1,V2,…`    a list (`1Gbps,10Gbps,25Gbps`)
+///   `V`          a single value
+/// where A, B, V are numbers with an optional unit (LANGUAGE.md §3). Returns nullopt and sets
+/// `error` on a malformed range, unknown unit, mixed dimensions, empty or oversized ranges.
+std::optional<SweepParam> parse_sweep_set(const std::string& arg, std::string& error);
+
+/// The points of a sweep as one value index per param. Grid: every combination, the last
+/// param varying fastest. Zip: the k-th value of every param; all must have the same count.
+/// Returns nullopt and sets `error` when zipped lengths differ or the grid is too large.
+std::optional<std::vector<std::vector<std::size_t>>> sweep_points(
+    const std::vector<SweepParam>& params, bool zip, std::string& error);
+
+}  // namespace sgdnet::cli
