@@ -142,7 +142,8 @@ double mser_value(const MeasurePlan& m, const double* diff, double span) {
 }
 
 bool close_enough(const std::vector<double>& a, const double* b, double now) {
-    const double tol = 1e-11 * std::max(1.0, std::fabs(now));
+    // Residuals carry rounding errors of a few ulp of the current time.
+    const double tol = 1e-11 * std::fabs(now);
     for (std::size_t i = 0; i < a.size(); ++i)
         if (std::fabs(a[i] - b[i]) > tol + 1e-12 * std::fabs(a[i])) return false;
     return true;

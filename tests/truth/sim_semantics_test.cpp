@@ -33,22 +33,26 @@ void check_exact(const solver::MeasureEstimate& e, double truth) {
 
 // One token cycling through three deterministic delays 0.1, 0.2, 0.3 s: one lap takes 0.6 s,
 // so every transition fires 1/0.6 times per second and place a holds the token 0.1/0.6 of the
-// time. No randomness: the value must be exact (1e-9) with a zero-width interval.
+// time. No randomness: the value must be exact (1e-9) with a zero-width interval, at any time
+// scale (the same net with every delay multiplied by 1e-6 and by 1e3).
 TEST_CASE("sim truth: deterministic cycle is exact") {
-    NetBuilder b("detcycle");
-    const uint32_t a = b.place("a", 1), pb = b.place("b"), c = b.place("c");
-    const uint32_t t1 = b.timed("t1", det(0.1), {{a, 1}}, {{pb, 1}});
-    b.timed("t2", det(0.2), {{pb, 1}}, {{c, 1}});
-    b.timed("t3", det(0.3), {{c, 1}}, {{a, 1}});
-    b.throughput("X", t1);
-    b.tokens("A", a);
-    b.inverse_throughput("cycle", {{t1, 1.0}});
-    const auto r = solver::simulate(b.net, truth_options(1e-6));
-    CHECK(r.precision_reached);
-    check_exact(r.measures[0], 1 / 0.6);
-    check_exact(r.measures[1], 0.1 / 0.6);
-    check_exact(r.measures[2], 0.6);
-    CHECK(r.stats.wall_s < 5);
+    for (double scale : {1.0, 1e-6, 1e3}) {
+        NetBuilder b("detcycle");
+        const uint32_t a = b.place("a", 1), pb = b.place("b"), c = b.place("c");
+        const uint32_t t1 = b.timed("t1", det(0.1 * scale), {{a, 1}}, {{pb, 1}});
+        b.timed("t2", det(0.2 * scale), {{pb, 1}}, {{c, 1}});
+        b.timed("t3", det(0.3 * scale), {{c, 1}}, {{a, 1}});
+        b.throughput("X", t1);
+        b.tokens("A", a);
+        b.inverse_throughput("cycle", {{t1, 1.0}});
+        const auto r = solver::simulate(b.net, truth_options(1e-6));
+        CHECK(r.precision_reached);
+        check_exact(r.measures[0], 1 / (0.6 * scale));
+        check_exact(r.measures[1], 0.1 / 0.6);
+        check_exact(r.measures[2], 0.6 * scale);
+        CHECK(r.stats.replications == 1);
+        CHECK(r.stats.wall_s < 5);
+    }
 }
 
 // Two tokens in a ring of two deterministic stations (1 s and 0.3 s, single server). The slow
