@@ -29,10 +29,9 @@ configure_and_build() {
 demo() {
     deps
     configure_and_build "$BUILD" -DSGDNET_BUILD_TESTS=OFF -DSGDNET_BUILD_BENCH=OFF
-    local model=$ROOT/examples/mm1k.sgdnet
-    echo
-    echo "== sgdnet compile $model --emit net"
-    "$BUILD/cli/sgdnet" compile "$model" --emit net
+    # The main job: a training system (a bundled model) solved by simulation.
+    local model=$ROOT/models/allreduce_ring_coarse.sgdnet
+    [ -f "$model" ] || model=$ROOT/examples/mm1k.sgdnet
     echo
     echo "== sgdnet run $model --seed 1"
     "$BUILD/cli/sgdnet" run "$model" --seed 1
