@@ -68,6 +68,10 @@ bool sync_scheme(SyncKind k) {
     return k == SyncKind::PsSync || k == SyncKind::AllreduceRing ||
            k == SyncKind::AllreduceTree;
 }
+/// Fine parameter-server messages fuse consecutive tensors up to this size (4 MiB, close to the
+/// 4 MB partitions of MXNet/BytePS parameter servers).
+constexpr double kPsFusionBytes = 4.0 * 1024.0 * 1024.0;
+
 bool ps_scheme(SyncKind k) {
     return k == SyncKind::PsSync || k == SyncKind::PsAsync || k == SyncKind::PsSsp;
 }
@@ -637,34 +641,38 @@ private:
         const uint32_t nk = static_cast<uint32_t>(k_);
         double total = 0;
         for (const auto& l : layers) total += l.bytes;
-        // Layers that carry parameters, in gradient-ready order (= stream order).
-        std::vector<int> order;
-        for (int k : gradient_ready_order(layers)) {
-            if (layers[u(k)].bytes > 0) order.push_back(k);
+        // Messages: layers in gradient-ready order (= stream order), tensors smaller than
+        // kPsFusionBytes fused with their neighbours (tensor fusion, as PS implementations do;
+        // it also keeps the number of transmissions reading a shared direction small).
+        std::vector<Bucket> groups;
+        for (Bucket& g : make_buckets(layers, kPsFusionBytes, kPsFusionBytes)) {
+            if (g.bytes > 0) groups.push_back(std::move(g));
         }
-        const int np = static_cast<int>(order.size());
-        auto lname = [&](int k) { return layers[u(k)].name; };
-
+        const int np = static_cast<int>(groups.size());
+        auto lname = [&](int m) { return layers[u(groups[u(m)].layers.front())].name; };
+        // The forward that a group's pull gates: its layer that comes first in forward order.
+        auto first_fwd = [&](int m) {
+            return *std::min_element(groups[u(m)].layers.begin(), groups[u(m)].layers.end());
+        };
         // Worker-side parameter places, initially full (a worker starts with the parameters).
-        std::vector<std::vector<PlaceId>> params(u(n_), std::vector<PlaceId>(u(nl)));
+        std::vector<std::vector<PlaceId>> params(u(n_), std::vector<PlaceId>(u(np)));
         for (int i = 0; i < n_; ++i) {
-            for (int k : order) params[u(i)][u(k)] = b_.place(wn(i) + ".params." + lname(k), nk);
+            for (int m = 0; m < np; ++m) params[u(i)][u(m)] = b_.place(wn(i) + ".params." + lname(m), nk);
         }
         // A stream of messages sent one after the other: returns the start arcs per position.
         auto stream = [&](const std::string& prefix, int from, int to,
                           const std::vector<std::vector<Arc>>& deliver) {
             std::vector<PlaceId> turn;
             for (int m = 0; m < np; ++m) {
-                turn.push_back(b_.place(prefix + "." + lname(order[u(m)]) + ".turn", m == 0 ? 1 : 0));
+                turn.push_back(b_.place(prefix + "." + lname(m) + ".turn", m == 0 ? 1 : 0));
             }
             std::vector<std::vector<Arc>> start;
             for (int m = 0; m < np; ++m) {
-                const int k = order[u(m)];
                 MessageSpec msg;
-                msg.name = prefix + "." + lname(k);
+                msg.name = prefix + "." + lname(m);
                 msg.from = from;
                 msg.to = to;
-                msg.bytes = layers[u(k)].bytes / k_;
+                msg.bytes = groups[u(m)].bytes / k_;
                 msg.mode = mode_;
                 msg.start_inputs = {arc(turn[u(m)])};
                 msg.tx_done = {arc(turn[u((m + 1) % np)])};
@@ -678,7 +686,7 @@ private:
         for (int s = 0; s < k_; ++s) {
             for (int i = 0; i < n_; ++i) {
                 std::vector<std::vector<Arc>> deliver;
-                for (int k : order) deliver.push_back({arc(params[u(i)][u(k)])});
+                for (int m = 0; m < np; ++m) deliver.push_back({arc(params[u(i)][u(m)])});
                 pull_start[u(s)].push_back(
                     stream("pull." + sn(s) + "." + wn(i), snode_[u(s)], wnode_[u(i)], deliver));
             }
@@ -689,8 +697,8 @@ private:
         for (int s = 0; s < k_; ++s) {
             const ServerSpec& sv = server(s);
             for (int m = 0; m < np; ++m) {
-                const int k = order[u(m)];
-                const double share = total > 0 ? layers[u(k)].bytes / total : 0;
+                const int k = m;
+                const double share = total > 0 ? groups[u(m)].bytes / total : 0;
                 const net::Distribution upd = scaled(sv.update, share);
                 if (sync) {
                     PlaceId grads = b_.place(sn(s) + ".grads." + lname(k));
@@ -723,14 +731,15 @@ private:
         for (int i = 0; i < n_; ++i) {
             PlaceId ready = b_.place(wn(i) + ".ready", 1);
             std::vector<std::vector<Arc>> gate(u(nl)), bwd_out(u(nl));
-            for (int k : order) gate[u(k)].push_back(arc(params[u(i)][u(k)], nk));
+            for (int m = 0; m < np; ++m) gate[u(first_fwd(m))].push_back(arc(params[u(i)][u(m)], nk));
             std::vector<Arc> last_out;
             for (int s = 0; s < k_; ++s) {
                 auto push = stream("push." + wn(i) + "." + sn(s), wnode_[u(i)], snode_[u(s)],
                                    push_deliver[u(s)][u(i)]);
                 for (int m = 0; m < np; ++m) {
                     if (spec_.overlap) {
-                        bwd_out[u(order[u(m)])] = bwd_out[u(order[u(m)])] + push[u(m)];
+                        const int last = groups[u(m)].layers.back();
+                        bwd_out[u(last)] = bwd_out[u(last)] + push[u(m)];
                     } else {
                         last_out = last_out + push[u(m)];
                     }
