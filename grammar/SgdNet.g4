@@ -2,10 +2,37 @@
 grammar SgdNet;
 
 @lexer::members {
-/// True for characters that may continue an identifier: a unit must not be followed by one
-/// (so `4 /speed` is `4 / speed` and `2 bound` is `2` then `bound`).
+/// True for characters that may continue an identifier.
 static bool isIdentChar(size_t c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/// A unit must not run into an identifier character: `4 /speed` is `4`, `/`, `speed`;
+/// `2 bound` is `2`, `bound`; `2 MB/step` is `2 MB`, `/`, `step`. QUANTITY is matched greedily;
+/// when an identifier character follows it, it is cut back to `NUMBER UNIT` before a `/`, or
+/// else to its NUMBER, and lexing resumes after the cut. (Done here, not with a lexer predicate:
+/// with predicates the 4.9 C++ runtime leaks a DFA state at each failed match.)
+std::unique_ptr<antlr4::Token> nextToken() override {
+    std::unique_ptr<antlr4::Token> t = antlr4::Lexer::nextToken();
+    if (t->getType() != QUANTITY || !isIdentChar(_input->LA(1))) return t;
+    const std::string text = t->getText();  // ASCII: digits, '.', 'e', '+', '-', blanks, unit
+    size_t keep = 0;
+    size_t type = NUMBER;
+    const size_t slash = text.rfind('/');
+    const size_t unit = text.find_first_not_of("0123456789.eE+- \t");
+    if (slash != std::string::npos && unit != std::string::npos && slash > unit) {
+        keep = slash;  // `2 MB/step`: keep `2 MB`
+        type = QUANTITY;
+    } else {
+        keep = text.find_first_of(" \t/");
+        if (keep == std::string::npos || (unit != std::string::npos && unit < keep)) keep = unit;
+    }
+    const size_t start = t->getStartIndex();
+    _input->seek(start + keep);
+    setLine(t->getLine());
+    setCharPositionInLine(t->getCharPositionInLine() + keep);
+    return _factory->create({this, _input}, type, text.substr(0, keep), antlr4::Token::DEFAULT_CHANNEL,
+                            start, start + keep - 1, t->getLine(), t->getCharPositionInLine());
 }
 }
 
@@ -119,7 +146,7 @@ FALSE       : 'false' ;
 
 // A number with a unit is one token, spaces or tabs allowed in between (`25MB`, `1.5 ms`,
 // `2 /s`, `10 MB/s`); the unit must not run into an identifier character.
-QUANTITY    : NUM [ \t]* UNIT {!isIdentChar(_input->LA(1))}? ;
+QUANTITY    : NUM [ \t]* UNIT ;   // cut back in nextToken() when a name character follows
 NUMBER      : NUM ;
 // A number glued to letters that are not a unit (`25XB`): reported by the AST builder.
 BAD_QUANTITY: NUM [A-Za-z_] [A-Za-z0-9_]* ;

@@ -269,6 +269,8 @@ TEST_CASE("parse: numbers and units, with or without a space") {
     CHECK(shape_of("x / s") == "(x / s)");
     CHECK(shape_of("4 /speed") == "(4 / speed)");
     CHECK(shape_of("4/speed") == "(4 / speed)");
+    CHECK(shape_of("2 MB/step") == "(2[MB] / step)");
+    CHECK(shape_of("3 KiB/s/n") == "(3[KiB/s] / n)");
     CHECK(shape_of("44.7 MB / 10 Gbps") == "(44.7[MB] / 10[Gbps])");
     CHECK(shape_of("2 * min(a, b)") == "(2 * min(a, b))");
     CHECK(shape_of("3 B*2") == "(3[B] * 2)");
