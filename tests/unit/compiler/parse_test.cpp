@@ -442,6 +442,17 @@ TEST_CASE("parse: an empty file or one with only comments gives an empty AST and
     }
 }
 
+TEST_CASE("parse: CRLF line ends and a UTF-8 byte-order mark") {
+    auto p = parse_text("\xEF\xBB\xBFparam x = 1;\r\nparam y = 2 $;\r\n");
+    REQUIRE(p->ast.decls.size() == 2);
+    // The BOM is one code point: `param` starts in column 2, like the caret counts it.
+    CHECK(std::get<ParamDecl>(p->ast.decls[0]).range == range(1, 2, 1, 14));
+    CHECK(p->diags.render() ==
+          "t.sgdnet:2:13: error: unexpected character '$'\n"
+          "  param y = 2 $;\n"
+          "              ^\n");
+}
+
 TEST_CASE("parse: parse_expression accepts exactly one expression") {
     CHECK(shape_of("25Gbps") == "25[Gbps]");
     CHECK(shape_of(" 16 ") == "16");
