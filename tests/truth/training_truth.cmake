@@ -6,3 +6,8 @@ if(TARGET sgdnet_compiler AND TARGET sgdnet_solver)
             ${CMAKE_CURRENT_LIST_DIR}/training_transfers_test.cpp
         LIBS sgdnet::compiler sgdnet::solver)
 endif()
+if(TARGET sgdnet_compiler AND TARGET sgdnet_solver)
+    sgdnet_add_doctest(training_models_tests LABELS slow
+        SOURCES ${CMAKE_CURRENT_LIST_DIR}/training_models_test.cpp
+        LIBS sgdnet::compiler sgdnet::solver)
+endif()
