@@ -273,7 +273,7 @@ SolveResult simulate(const net::PetriNet& net, const SolveOptions& options) {
     std::vector<Replication> reps(n_rep);
     tbb::task_arena arena(options.threads == 0 ? tbb::task_arena::automatic
                                                : static_cast<int>(options.threads));
-    bool truncation_capped = false;
+    std::vector<std::string> suspect_transient;
     for (int round = 0;; ++round) {
         const Clock::time_point deadline =
             round == 0 ? Clock::time_point::max()
@@ -309,10 +309,20 @@ SolveResult simulate(const net::PetriNet& net, const SolveOptions& options) {
         }
         batches = target;
 
-        // Warm-up: MSER on the cross-replication mean series of every measure; keep the latest.
-        std::size_t cut = 0;
+        // Warm-up: MSER on the cross-replication mean series of each measure.
+        const std::size_t half = batches / 2;
+        std::vector<std::size_t> cuts(plans.size());
         std::vector<double> series(batches), diff(w);
-        for (const MeasurePlan& m : plans) {
+        auto window = [&](const Replication& rep, const MeasurePlan& m, std::size_t from,
+                          std::size_t to) {
+            const double* a = rep.rows.data() + from * w;
+            const double* b = rep.rows.data() + to * w;
+            for (uint32_t c = 0; c < w; ++c) diff[c] = b[c] - a[c];
+            return measure_value(m, diff.data(), static_cast<double>(to - from) * batch_len);
+        };
+        suspect_transient.clear();
+        for (std::size_t i = 0; i < plans.size(); ++i) {
+            const MeasurePlan& m = plans[i];
             for (std::size_t b = 0; b < batches; ++b) {
                 double s = 0;
                 for (const Replication& rep : reps) {
@@ -322,33 +332,31 @@ SolveResult simulate(const net::PetriNet& net, const SolveOptions& options) {
                 }
                 series[b] = s / n_rep;
             }
-            cut = std::max(cut, mser_truncation(series));
+            cuts[i] = mser_truncation(series);
+            // MSER at its limit (half the run) may be noise or a transient longer than the run:
+            // a paired test across replications of first half vs second half tells them apart.
+            if (cuts[i] >= half && half > 0 && n_rep > 1) {
+                std::vector<double> d;
+                for (const Replication& rep : reps)
+                    d.push_back(window(rep, m, 0, half) - window(rep, m, half, batches));
+                const Interval t = student_interval(d, 0.999);
+                if (std::fabs(t.mean) > t.half_width) suspect_transient.push_back(net.measures[i].name);
+            }
         }
-        truncation_capped = cut >= batches / 2;
 
         // One estimate per replication (or, without randomness, per group of batches).
         std::vector<std::vector<double>> samples(plans.size());
-        if (deterministic) {
-            const std::size_t groups = kReplications;
-            const std::size_t per = (batches - cut) / groups;
-            const std::size_t start = batches - per * groups;
-            const double* rows = reps[0].rows.data();
-            for (std::size_t g = 0; g < groups; ++g) {
-                const double* a = rows + (start + g * per) * w;
-                const double* b = a + per * w;
-                for (uint32_t c = 0; c < w; ++c) diff[c] = b[c] - a[c];
-                for (std::size_t i = 0; i < plans.size(); ++i)
+        for (std::size_t i = 0; i < plans.size(); ++i) {
+            if (deterministic) {
+                const std::size_t groups = kReplications;
+                const std::size_t per = (batches - cuts[i]) / groups;
+                const std::size_t start = batches - per * groups;
+                for (std::size_t g = 0; g < groups; ++g)
                     samples[i].push_back(
-                        measure_value(plans[i], diff.data(), static_cast<double>(per) * batch_len));
-            }
-        } else {
-            const double span = static_cast<double>(batches - cut) * batch_len;
-            for (const Replication& rep : reps) {
-                const double* a = rep.rows.data() + cut * w;
-                const double* b = rep.rows.data() + batches * w;
-                for (uint32_t c = 0; c < w; ++c) diff[c] = b[c] - a[c];
-                for (std::size_t i = 0; i < plans.size(); ++i)
-                    samples[i].push_back(measure_value(plans[i], diff.data(), span));
+                        window(reps[0], plans[i], start + g * per, start + (g + 1) * per));
+            } else {
+                for (const Replication& rep : reps)
+                    samples[i].push_back(window(rep, plans[i], cuts[i], batches));
             }
         }
         for (std::size_t i = 0; i < plans.size(); ++i) {
@@ -397,10 +405,10 @@ SolveResult simulate(const net::PetriNet& net, const SolveOptions& options) {
                                   fmt(rel) + " > " + fmt(options.precision) +
                                   "; the estimate is the best so far");
     }
-    if (truncation_capped)
-        result.warnings.push_back(
-            "the warm-up removal cut half of the run: the transient may be longer than the "
-            "simulated time; the estimates may be biased");
+    for (const std::string& name : suspect_transient)
+        result.warnings.push_back("measure '" + name +
+                                  "' still drifts over the whole run (warm-up removal cut half of "
+                                  "it and the halves differ): the estimate may be biased");
     return result;
 }
 

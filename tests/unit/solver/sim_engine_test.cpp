@@ -269,3 +269,20 @@ TEST_CASE("engine: the event loop does not allocate in steady state") {
     CHECK(e.events() - events_before > 100000);
     CHECK(g_allocations.load() == before);
 }
+
+// M/M/1 (λ = 1, μ = 2) started with 30,000 customers: the backlog drains at μ − λ = 1 per
+// second, longer than the first round simulates (~16,000 s), so the run never reaches steady
+// state and the result must say so.
+TEST_CASE("simulate: a transient longer than the run is flagged") {
+    NetBuilder b;
+    const uint32_t q = b.place("q", 30000);
+    b.timed("arrive", exp_rate(1), {}, {{q, 1}});
+    b.timed("serve", exp_rate(2), {{q, 1}}, {});
+    b.tokens("L", q);
+    SolveOptions o;
+    o.precision = 100;  // stop after the first round
+    const SolveResult r = simulate(b.net, o);
+    bool flagged = false;
+    for (const std::string& w : r.warnings) flagged = flagged || w.find("'L' still drifts") != std::string::npos;
+    CHECK(flagged);
+}
