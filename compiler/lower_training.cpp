@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -230,8 +232,31 @@ void lower_training(const Ast& ast, const Scope& scope, const CompileOptions& op
         }
     }
     if (diags.error_count() > errors_before) return;
+    const std::size_t first_place = out.places.size();
+    const std::size_t first_transition = out.transitions.size();
     const std::string error = lower_training_spec(spec, out);
-    if (!error.empty()) diags.error(training->range, error);
+    if (!error.empty()) {
+        diags.error(training->range, error);
+        return;
+    }
+    // Source locations: an element named after a worker or server (`w[3].bwd.conv1`,
+    // `w[3].up.active`) points at its declaration, every other one at the training block.
+    std::map<std::string, SourceRange, std::less<>> owner;
+    for (const auto& w : spec.workers) owner[w.name] = w.where;
+    for (const auto& s : spec.servers) owner[s.name] = s.where;
+    auto where = [&](const std::string& name) {
+        auto it = owner.find(std::string_view(name).substr(0, name.find('.')));
+        return it != owner.end() ? it->second : training->range;
+    };
+    for (std::size_t p = first_place; p < out.places.size(); ++p) {
+        out.places[p].where = where(out.places[p].name);
+    }
+    for (std::size_t t = first_transition; t < out.transitions.size(); ++t) {
+        out.transitions[t].where = where(out.transitions[t].name);
+    }
+    for (auto& m : out.measures) {
+        if (!m.where.valid()) m.where = training->range;
+    }
 }
 
 }  // namespace sgdnet::compiler

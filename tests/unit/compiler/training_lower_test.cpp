@@ -194,3 +194,14 @@ training { sync = ps_ssp(staleness = 2); model_bytes = 10 MB; sharing = fifo; }
     const auto& push = net->transitions[net->find_transition("push.w[2].ps[1]")->value];
     CHECK(net::mean(push.delay) == doctest::Approx(4e-3));
 }
+
+TEST_CASE("generated elements point at their declarations") {
+    Diagnostics diags;
+    auto net = compile_text(kFineRing, diags);
+    INFO(diags.render());
+    REQUIRE(net);
+    const auto& bwd = net->transitions[net->find_transition("w[2].bwd.layer1")->value];
+    CHECK(bwd.where.begin.line == 9);  // `worker w[N] {` is line 9 of kFineRing
+    const auto& ring = net->transitions[net->find_transition("ring.bucket0.round0.w[2]")->value];
+    CHECK(ring.where.begin.line == 11);  // the training block
+}
