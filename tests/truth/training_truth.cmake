@@ -4,6 +4,7 @@ if(TARGET sgdnet_compiler AND TARGET sgdnet_solver)
         SOURCES
             ${CMAKE_CURRENT_LIST_DIR}/training_schemes_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/training_transfers_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/training_text_test.cpp
         LIBS sgdnet::compiler sgdnet::solver)
 endif()
 if(TARGET sgdnet_compiler AND TARGET sgdnet_solver)
