@@ -247,10 +247,9 @@ private:
     /// Per-layer outputs of the fine backward that make bucket `bk` ready: the backward of its
     /// last layer (all of its layers are done then, the chain being sequential), or the last
     /// backward of all when `overlap` is false.
-    void bucket_ready_arcs(int i, const std::vector<Bucket>& buckets,
+    void bucket_ready_arcs(const std::vector<Bucket>& buckets,
                            const std::vector<PlaceId>& ready, std::vector<std::vector<Arc>>& bwd_out,
                            std::vector<Arc>& last_out) const {
-        (void)i;
         for (std::size_t bk = 0; bk < buckets.size(); ++bk) {
             if (spec_.overlap) {
                 bwd_out[u(buckets[bk].layers.back())].push_back(arc(ready[bk]));
@@ -290,7 +289,6 @@ private:
             }
         }
         for (int j = 0; j < n_; ++j) {
-            const int prev = (j + n_ - 1) % n_;
             const int next = (j + 1) % n_;
             PlaceId ready = b_.place(wn(j) + ".ready", 1);
             std::vector<PlaceId> bucket_ready;
@@ -323,7 +321,6 @@ private:
                     next_start = b_.message(m);
                 }
             }
-            (void)prev;
             // next_start: the start of round 0 of bucket 0 (or `sent` when N = 1).
             std::vector<Arc> update_in;
             if (rounds > 0) {
@@ -339,7 +336,7 @@ private:
                 std::vector<std::vector<Arc>> gate(worker(j).layers.size());
                 std::vector<std::vector<Arc>> bwd_out(worker(j).layers.size());
                 std::vector<Arc> last_out;
-                bucket_ready_arcs(j, buckets, bucket_ready, bwd_out, last_out);
+                bucket_ready_arcs(buckets, bucket_ready, bwd_out, last_out);
                 fine_compute(j, {arc(ready)}, gate, next_start, bwd_out, last_out);
                 worker_update(j, update_in, {arc(ready)});
             } else {
@@ -438,7 +435,7 @@ private:
                 std::vector<std::vector<Arc>> gate(worker(j).layers.size());
                 std::vector<std::vector<Arc>> bwd_out(worker(j).layers.size());
                 std::vector<Arc> last_out;
-                bucket_ready_arcs(j, buckets, bucket_ready[u(j)], bwd_out, last_out);
+                bucket_ready_arcs(buckets, bucket_ready[u(j)], bwd_out, last_out);
                 fine_compute(j, {arc(ready[u(j)])}, gate, first_start, bwd_out, last_out);
             } else {
                 auto tail = coarse_compute(j, {arc(ready[u(j)])}, first_start, 0);
@@ -609,9 +606,7 @@ private:
                 out.push_back(arc(grad));
             }
             // The tail place starts full so that the first step can start.
-            PlaceId tail_gate{};
             auto tail = coarse_compute(i, in, out, 1);
-            (void)tail_gate;
             if (tail) {
                 b_.transition(step_[u(i)]).inputs.push_back(arc(*tail));
             }
