@@ -275,10 +275,13 @@ SolveResult simulate(const net::PetriNet& net, const SolveOptions& options) {
                                                : static_cast<int>(options.threads));
     std::vector<std::string> suspect_transient;
     for (int round = 0;; ++round) {
+        // The first round always completes; later ones stop at the cap (a cap beyond a year
+        // is treated as none, which also keeps the time_point arithmetic in range).
         const Clock::time_point deadline =
-            round == 0 ? Clock::time_point::max()
-                       : t0 + std::chrono::duration_cast<Clock::duration>(
-                                  std::chrono::duration<double>(options.max_time_s));
+            round == 0 || !(options.max_time_s < 3.2e7)
+                ? Clock::time_point::max()
+                : t0 + std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::duration<double>(options.max_time_s));
         arena.execute([&] {
             tbb::parallel_for(uint32_t{0}, n_rep, [&](uint32_t r) {
                 Replication& rep = reps[r];
