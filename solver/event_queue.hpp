@@ -1,13 +1,15 @@
-// Indexed binary min-heap of pending clock completions keyed by server slot, allocation-free.
+// Indexed 4-ary min-heap of pending clock completions keyed by server slot, allocation-free.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <vector>
 
 namespace sgdnet::solver {
 
-/// Min-heap of (time, id) with O(log n) push/update/erase by id. Ties on time are broken by
+/// 4-ary min-heap of (time, id) (half the depth of a binary heap, children in one cache line)
+/// with O(log n) push/update/erase by id. Ties on time are broken by
 /// the smaller id, so the order never depends on the history of operations. Ids are dense
 /// integers (server slots); capacity grows with reserve() and is never shrunk, so a steady
 /// state allocates nothing.
@@ -56,7 +58,7 @@ public:
         if (i == heap_.size()) return;
         heap_[i] = last;
         pos_[last.id] = i;
-        if (i > 0 && less(last, heap_[(i - 1) / 2])) sift_up(i);
+        if (i > 0 && less(last, heap_[(i - 1) / 4])) sift_up(i);
         else sift_down(i);
     }
     /// Removes the top; precondition: !empty().
@@ -77,7 +79,7 @@ private:
     void sift_up(uint32_t i) {
         const Entry e = heap_[i];
         while (i > 0) {
-            const uint32_t p = (i - 1) / 2;
+            const uint32_t p = (i - 1) / 4;
             if (!less(e, heap_[p])) break;
             heap_[i] = heap_[p];
             pos_[heap_[i].id] = i;
@@ -90,9 +92,12 @@ private:
         const Entry e = heap_[i];
         const uint32_t n = static_cast<uint32_t>(heap_.size());
         for (;;) {
-            uint32_t c = 2 * i + 1;
-            if (c >= n) break;
-            if (c + 1 < n && less(heap_[c + 1], heap_[c])) ++c;
+            const uint32_t first = 4 * i + 1;
+            if (first >= n) break;
+            uint32_t c = first;
+            const uint32_t end = std::min(first + 4, n);
+            for (uint32_t k = first + 1; k < end; ++k)
+                if (less(heap_[k], heap_[c])) c = k;
             if (!less(heap_[c], e)) break;
             heap_[i] = heap_[c];
             pos_[heap_[i].id] = i;
