@@ -2,6 +2,8 @@
 // construction of delay distributions in canonical units.
 #include "compiler/eval.hpp"
 
+#include "compiler/profile_import.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -12,7 +14,6 @@
 #include <set>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
 
 namespace sgdnet::compiler {
 
@@ -1008,19 +1009,10 @@ std::optional<SyncScheme> evaluate_sync(const Expr& e, const Scope& scope, Diagn
 
 namespace {
 
-// A profiled time {"mean", "std", "n"} in seconds → lognormal with that mean and cv, or det when
-// the spread is zero.
-std::optional<net::Distribution> profiled_time(const nlohmann::json& j) {
-    if (!j.is_object() || !j.contains("mean") || !j["mean"].is_number()) return std::nullopt;
-    double mean = j["mean"].get<double>();
-    double sd = j.contains("std") && j["std"].is_number() ? j["std"].get<double>() : 0.0;
-    if (!(mean >= 0) || !std::isfinite(mean) || !(sd >= 0)) return std::nullopt;
-    if (sd == 0 || mean == 0) return net::Distribution{net::Det{mean}};
-    return net::Distribution{net::Lognormal{mean, sd / mean}};
-}
-
-std::optional<LayerTable> load_profile(const LayersDecl& decl, const Scope& scope,
-                                       Diagnostics& diags) {
+// `layers NAME = profile("file")`: the profile is read by compiler::load_profile (both formats,
+// tails folded in, JSON-path diagnostics), every message pointing at the `profile(…)` call.
+std::optional<LayerTable> table_from_profile(const LayersDecl& decl, const Scope& scope,
+                                             Diagnostics& diags) {
     const Expr& pe = *decl.profile;
     const Call* call = std::get_if<Call>(&pe.node);
     if (!call || call->callee != "profile" || call->args.size() != 1 || call->args[0].name ||
@@ -1039,60 +1031,29 @@ std::optional<LayerTable> load_profile(const LayersDecl& decl, const Scope& scop
     std::filesystem::path path(*file);
     if (path.is_relative() && !scope.base_dir.empty())
         path = std::filesystem::path(scope.base_dir) / path;
-    std::ifstream in(path);
-    if (!in) {
-        diags.error(call->args[0].range, "cannot read " + path.string() + ": " +
-                                             std::strerror(errno));
+    auto profile = load_profile(path.string(), diags, pe.range);
+    if (!profile) return std::nullopt;
+    if (profile->layers.empty()) {
+        diags.error(pe.range, "profile " + path.string() +
+                                  ": it records no layers (a trace without `layer_fwd:` "
+                                  "ranges); use `sgdnet import-profile` for its coarse phases");
         return std::nullopt;
     }
-    nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-    auto bad = [&](const std::string& what) {
-        diags.error(call->args[0].range, path.string() + " is not a one-node profile: " + what);
-        return std::nullopt;
-    };
-    if (j.is_discarded()) return bad("invalid JSON");
-    if (!j.is_object() || !j.contains("layers") || !j["layers"].is_array())
-        return bad("no `layers` array");
     LayerTable t;
     t.name = decl.name;
     t.where = decl.range;
-    for (const auto& l : j["layers"]) {
-        if (!l.is_object() || !l.contains("name") || !l["name"].is_string() ||
-            !l.contains("param_bytes") || !l["param_bytes"].is_number())
-            return bad("a layer without `name` or `param_bytes`");
+    for (const ProfiledLayer& l : profile->layers) {
         LayerTable::Layer layer;
-        layer.name = l["name"].get<std::string>();
-        auto fwd = profiled_time(l.value("fwd_s", nlohmann::json()));
-        auto bwd = profiled_time(l.value("bwd_s", nlohmann::json()));
-        if (!fwd || !bwd) return bad("layer `" + layer.name + "` lacks `fwd_s`/`bwd_s` times");
-        layer.fwd = *fwd;
-        layer.bwd = *bwd;
-        layer.bytes = l["param_bytes"].get<double>();
-        if (l.contains("bwd_order") && l["bwd_order"].is_number_integer())
-            layer.bwd_order = l["bwd_order"].get<int>();
-        layer.where = decl.range;
+        layer.name = l.ident;   // an identifier: generated elements are `W.fwd.IDENT`
+        layer.fwd = l.fwd;      // tails folded in: Σ fwd + Σ bwd = NAME.compute
+        layer.bwd = l.bwd;
+        layer.bytes = l.bytes;
+        layer.bwd_order = l.bwd_order;
+        layer.where = pe.range;
         t.layers.push_back(std::move(layer));
     }
-    if (t.layers.empty()) return bad("no layers");
-    if (j.contains("totals") && j["totals"].is_object()) {
-        const auto& tot = j["totals"];
-        // compute = zero_grad + forward + loss + backward (every part of a step but the
-        // optimizer); update = optimizer. Each is the profiled mean with its spread.
-        double mean = 0, var = 0;
-        bool any = false;
-        for (const char* k : {"zero_grad_s", "forward_s", "loss_s", "backward_s"}) {
-            if (!tot.contains(k) || !tot[k].is_object() || !tot[k].contains("mean")) continue;
-            any = true;
-            mean += tot[k]["mean"].get<double>();
-            double sd = tot[k].value("std", 0.0);
-            var += sd * sd;
-        }
-        if (any) {
-            nlohmann::json c{{"mean", mean}, {"std", std::sqrt(var)}};
-            t.compute = profiled_time(c);
-        }
-        if (tot.contains("optimizer_s")) t.update = profiled_time(tot["optimizer_s"]);
-    }
+    t.compute = profile->compute;  // zero_grad + forward (loss included) + backward
+    t.update = profile->update;    // optimizer
     return t;
 }
 
@@ -1100,7 +1061,7 @@ std::optional<LayerTable> load_profile(const LayersDecl& decl, const Scope& scop
 
 std::optional<LayerTable> build_layer_table(const LayersDecl& decl, const Scope& scope,
                                             Diagnostics& diags) {
-    if (decl.profile) return load_profile(decl, scope, diags);
+    if (decl.profile) return table_from_profile(decl, scope, diags);
     LayerTable t;
     t.name = decl.name;
     t.where = decl.range;

@@ -43,7 +43,8 @@ struct LayerTable {
     };
     std::string name;
     std::vector<Layer> layers;
-    /// `NAME.compute` / `NAME.update`: only defined for `profile(...)` tables.
+    /// `NAME.compute` / `NAME.update`: only defined for `profile(...)` tables (Profile::compute,
+    /// Profile::update of compiler/profile_import.hpp).
     std::optional<net::Distribution> compute;
     std::optional<net::Distribution> update;
     SourceRange where;
@@ -138,9 +139,10 @@ struct SyncScheme {
 std::optional<SyncScheme> evaluate_sync(const Expr& e, const Scope& scope, Diagnostics& diags);
 
 /// Builds the table of `layers NAME { … }` (columns fwd, bwd: distributions; bytes: size) or
-/// loads `layers NAME = profile("file.json")` (a one-node profile as written by the profiling
-/// scripts: `layers[].{name, fwd_s.mean, bwd_s.mean, param_bytes, bwd_order}`, `totals`).
-/// Unknown columns get a "did you mean".
+/// loads `layers NAME = profile("file")` with
+/// compiler::load_profile (docs/profiles.md: per-layer JSON or Chrome trace; layer names made
+/// identifiers, tails folded into the layer times, `compute`/`update` from the totals); the
+/// profile's diagnostics point at the `profile(…)` call. Unknown columns get a "did you mean".
 std::optional<LayerTable> build_layer_table(const LayersDecl& decl, const Scope& scope,
                                             Diagnostics& diags);
 

@@ -1,0 +1,134 @@
+// Unit tests of layer tables: `layers NAME = profile("…")` through compiler::load_profile, and
+// the optional `order` column of written tables.
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "compiler/parse.hpp"
+#include "compiler/resolve.hpp"
+#include "compiler/training_spec.hpp"
+#include "net/distribution.hpp"
+
+using namespace sgdnet::compiler;
+namespace net = sgdnet::net;
+
+namespace {
+
+std::string profiles_dir() { return std::string(SGDNET_TEST_DATA_DIR) + "/profiles"; }
+
+nlohmann::json read_json(const std::string& name) {
+    std::ifstream in(profiles_dir() + "/" + name);
+    return nlohmann::json::parse(in);
+}
+
+/// Resolves `text` (a model file in tests/data/profiles, so relative profile paths work).
+struct Run {
+    Diagnostics diags;
+    Ast ast;
+    Resolved resolved;
+    explicit Run(const std::string& text) {
+        ast = parse(diags.add_source("m.sgdnet", text), diags);
+        REQUIRE_MESSAGE(!diags.has_errors(), diags.render());
+        resolved = resolve(ast, {}, profiles_dir(), diags);
+    }
+    std::shared_ptr<const LayerTable> table(const std::string& name) {
+        const auto* v = resolved.scope.find(name);
+        REQUIRE(v);
+        REQUIRE_MESSAGE(*v, diags.render());
+        return std::get<std::shared_ptr<const LayerTable>>(**v);
+    }
+    bool says(const std::string& message) const {
+        return diags.render().find(message) != std::string::npos;
+    }
+};
+
+double mean_of(const net::Distribution& d) { return net::mean(d); }
+
+}  // namespace
+
+TEST_CASE("profile(): the importer's tables, tails folded in, loss counted once") {
+    for (const char* wl : {"mlp", "resnet18"}) {
+        CAPTURE(wl);
+        Run r(std::string("layers t = profile(\"") + wl + "_layers.json\");");
+        CHECK_MESSAGE(!r.diags.has_errors(), r.diags.render());
+        auto t = r.table("t");
+        const auto j = read_json(std::string(wl) + "_layers.json");
+        const auto& tot = j["totals"];
+        REQUIRE(t->layers.size() == j["layers"].size());
+        // compute = zero_grad + forward + backward; forward_s already holds the loss
+        // (forward_s - model_forward_s = loss_s), so loss_s is not added again.
+        const double zg = tot["zero_grad_s"]["mean"], fw = tot["forward_s"]["mean"],
+                     bw = tot["backward_s"]["mean"], loss = tot["loss_s"]["mean"];
+        REQUIRE(t->compute);
+        CHECK(mean_of(*t->compute) == doctest::Approx(zg + fw + bw).epsilon(1e-12));
+        CHECK(loss > 1e-5);  // so the check above would fail if the loss were added twice
+        CHECK(fw - double(tot["model_forward_s"]["mean"]) == doctest::Approx(loss).epsilon(1e-6));
+        REQUIRE(t->update);
+        CHECK(mean_of(*t->update) == doctest::Approx(double(tot["optimizer_s"]["mean"])));
+        // Tails folded into the layers: Σ fwd + Σ bwd = compute (docs/profiles.md, "Tails").
+        double sum = 0, gaps = 0;
+        for (std::size_t k = 0; k < t->layers.size(); ++k) {
+            sum += mean_of(t->layers[k].fwd) + mean_of(t->layers[k].bwd);
+            gaps += double(j["layers"][k]["fwd_s"]["mean"]) + double(j["layers"][k]["bwd_s"]["mean"]);
+            CHECK(t->layers[k].bwd_order == int(j["layers"][k]["bwd_order"]));
+            CHECK(t->layers[k].bytes == double(j["layers"][k]["param_bytes"]));
+        }
+        CHECK(sum == doctest::Approx(mean_of(*t->compute)).epsilon(1e-12));
+        CHECK(sum > gaps);  // the gap times alone miss zero_grad and the tails
+    }
+    Run r("layers mlp = profile(\"mlp_layers.json\");");
+    auto t = r.table("mlp");
+    // PyTorch names become identifiers (they name generated transitions `W.fwd.IDENT`).
+    CHECK(t->layers[0].name == "net_0");
+    CHECK(t->layers[3].name == "net_6");
+}
+
+TEST_CASE("profile(): a Chrome trace gives forward times, apportioned backward and warnings") {
+    // tiny_trace.json (see profile_import_test.cpp): zero_grad 50 us, forward 320 us, backward
+    // 600 us per step → compute = 970 us; optimizer 80 us.
+    Run r("layers t = profile(\"tiny_trace.json\");");
+    CHECK_FALSE(r.diags.has_errors());
+    CHECK(r.says("warning: profile"));
+    CHECK(r.says("no per-layer backward"));
+    auto t = r.table("t");
+    REQUIRE(t->layers.size() == 2);
+    CHECK(t->layers[1].name == "b_x");
+    CHECK(mean_of(*t->compute) == doctest::Approx(970e-6).epsilon(1e-12));
+    CHECK(mean_of(*t->update) == doctest::Approx(80e-6).epsilon(1e-12));
+    double sum = 0;
+    for (const auto& l : t->layers) sum += mean_of(l.fwd) + mean_of(l.bwd);
+    CHECK(sum == doctest::Approx(970e-6).epsilon(1e-12));
+}
+
+TEST_CASE("profile(): problems are reported at the profile(…) call with their JSON path") {
+    {
+        Run r("param x = 1;\nlayers t = profile(\"truncated_layers.json\");");
+        const auto d = r.diags.sorted();
+        REQUIRE(d.size() == 1);
+        CHECK(d[0].message.find("truncated_layers.json: invalid JSON") != std::string::npos);
+        CHECK(d[0].range.begin.line == 2);
+        CHECK(d[0].range.begin.col == 12);  // `profile(` starts in column 12
+    }
+    {
+        Run r("layers t = profile(\"no_such.json\");");
+        CHECK(r.says("no_such.json: cannot read"));
+        CHECK(r.diags.sorted().at(0).range.begin.col == 12);
+    }
+    {
+        // A trace without `layer_fwd:` ranges has the coarse phases but no table to give.
+        const auto path = std::filesystem::temp_directory_path() / "sgdnet_layerless_trace.json";
+        std::ofstream(path) << R"([{"ph": "X", "name": "forward", "ts": 0, "dur": 100},
+            {"ph": "X", "name": "backward", "ts": 100, "dur": 200},
+            {"ph": "X", "name": "optimizer", "ts": 300, "dur": 50}])";
+        Run r("layers t = profile(\"" + path.string() + "\");");
+        CHECK(r.says("it records no layers"));
+        std::filesystem::remove(path);
+    }
+    {
+        Run r("layers t = profile(3);");
+        CHECK(r.says("`profile` needs a file name, got"));
+    }
+}
