@@ -1057,6 +1057,46 @@ std::optional<LayerTable> table_from_profile(const LayersDecl& decl, const Scope
     return t;
 }
 
+// The `order` column: none, or on every row with the values a permutation of 0…L−1.
+bool check_orders(const LayerTable& t, const std::vector<SourceRange>& where,
+                  const LayersDecl& decl, Diagnostics& diags) {
+    const std::size_t n = t.layers.size();
+    std::size_t given = 0;
+    for (const auto& l : t.layers) given += l.bwd_order.has_value();
+    if (given == 0) return true;
+    if (given < n) {
+        for (const auto& l : t.layers) {
+            if (l.bwd_order) continue;
+            diags.error(l.where, "layer `" + l.name + "` has no `order`: the gradient-ready "
+                                 "order is given on every row of `" + decl.name + "` or on none");
+            return false;
+        }
+    }
+    std::vector<int> first(n, -1);
+    bool ok = true;
+    for (std::size_t k = 0; k < n; ++k) {
+        const int o = *t.layers[k].bwd_order;
+        if (static_cast<std::size_t>(o) >= n) {
+            diags.error(where[k], "`order` of layer `" + t.layers[k].name + "` is " +
+                                      std::to_string(o) + ", outside 0.." +
+                                      std::to_string(n - 1) + " (the orders of the " +
+                                      std::to_string(n) + " layers are a permutation of 0.." +
+                                      std::to_string(n - 1) + ")");
+            ok = false;
+        } else if (first[static_cast<std::size_t>(o)] >= 0) {
+            const auto& other = t.layers[static_cast<std::size_t>(first[static_cast<std::size_t>(o)])];
+            diags.error(where[k], "`order = " + std::to_string(o) + "` is given to layers `" +
+                                      other.name + "` and `" + t.layers[k].name +
+                                      "`; the orders must be a permutation of 0.." +
+                                      std::to_string(n - 1));
+            ok = false;
+        } else {
+            first[static_cast<std::size_t>(o)] = static_cast<int>(k);
+        }
+    }
+    return ok;
+}
+
 }  // namespace
 
 std::optional<LayerTable> build_layer_table(const LayersDecl& decl, const Scope& scope,
@@ -1067,7 +1107,9 @@ std::optional<LayerTable> build_layer_table(const LayersDecl& decl, const Scope&
     t.where = decl.range;
     bool ok = true;
     std::set<std::string> seen;
-    static const std::vector<std::string> columns{"fwd", "bwd", "bytes"};
+    static const std::vector<std::string> columns{"fwd", "bwd", "bytes", "order"};
+    constexpr std::size_t kRequired = 3;  // fwd, bwd, bytes; `order` is optional
+    std::vector<SourceRange> order_where;  // per row: where its `order` value is (if written)
     for (const LayerRow& row : decl.rows) {
         if (!seen.insert(row.name).second) {
             diags.error(row.name_range, "layer `" + row.name + "` is defined twice in `" +
@@ -1078,13 +1120,14 @@ std::optional<LayerTable> build_layer_table(const LayersDecl& decl, const Scope&
         LayerTable::Layer layer;
         layer.name = row.name;
         layer.where = row.range;
-        bool has[3] = {false, false, false};
+        bool has[4] = {false, false, false, false};
+        SourceRange order_at;
         for (const Property& p : row.columns) {
             auto col = std::find(columns.begin(), columns.end(), p.name);
             if (col == columns.end()) {
                 diags.error(p.name_range, "unknown layer column `" + p.name + "`" +
                                               did_you_mean(p.name, columns) +
-                                              " (columns: fwd, bwd, bytes)");
+                                              " (columns: fwd, bwd, bytes, order)");
                 ok = false;
                 continue;
             }
@@ -1099,7 +1142,7 @@ std::optional<LayerTable> build_layer_table(const LayersDecl& decl, const Scope&
                 auto d = evaluate_distribution(*p.value, scope, diags);
                 if (!d) { ok = false; continue; }
                 (k == 0 ? layer.fwd : layer.bwd) = std::move(*d);
-            } else {
+            } else if (k == 2) {
                 auto b = evaluate_quantity(*p.value, Dim::bytes(), scope, diags);
                 if (b && !(*b >= 0 && std::isfinite(*b))) {
                     diags.error(p.value->range, "`bytes` must be >= 0");
@@ -1107,21 +1150,29 @@ std::optional<LayerTable> build_layer_table(const LayersDecl& decl, const Scope&
                 }
                 if (!b) { ok = false; continue; }
                 layer.bytes = *b;
+            } else {
+                // Position in gradient-ready order (0 = first ready), as import-profile writes.
+                auto o = evaluate_integer(*p.value, scope, diags, "`order`", 0, kMaxArraySize);
+                if (!o) { ok = false; continue; }
+                layer.bwd_order = static_cast<int>(*o);
+                order_at = p.value->range;
             }
         }
-        for (std::size_t k = 0; k < 3; ++k) {
+        for (std::size_t k = 0; k < kRequired; ++k) {
             if (!has[k]) {
                 diags.error(row.name_range, "layer `" + row.name + "` needs `" + columns[k] +
                                                 " = …`");
                 ok = false;
             }
         }
+        order_where.push_back(order_at);
         t.layers.push_back(std::move(layer));
     }
     if (ok && t.layers.empty()) {
         diags.error(decl.name_range, "layer table `" + decl.name + "` has no layers");
         ok = false;
     }
+    if (ok) ok = check_orders(t, order_where, decl, diags);
     if (!ok) return std::nullopt;
     return t;
 }

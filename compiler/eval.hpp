@@ -138,7 +138,8 @@ struct SyncScheme {
 /// `allreduce_ring`, `allreduce_tree`, `gossip`. Unknown names get a "did you mean".
 std::optional<SyncScheme> evaluate_sync(const Expr& e, const Scope& scope, Diagnostics& diags);
 
-/// Builds the table of `layers NAME { … }` (columns fwd, bwd: distributions; bytes: size) or
+/// Builds the table of `layers NAME { … }` (columns fwd, bwd: distributions; bytes: size;
+/// optional order: position in gradient-ready order, a permutation of 0…L−1 over the rows) or
 /// loads `layers NAME = profile("file")` with
 /// compiler::load_profile (docs/profiles.md: per-layer JSON or Chrome trace; layer names made
 /// identifiers, tails folded into the layer times, `compute`/`update` from the totals); the

@@ -17,6 +17,7 @@ list(APPEND SGDNET_GOLDEN_CASES
     semantic/index_out_of_range
     semantic/initial_above_bound
     semantic/layer_columns
+    semantic/layer_order
     semantic/mixture_sum
     semantic/ps_needs_server
     semantic/set_bad_value

@@ -3,11 +3,14 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "compiler/compile.hpp"
 #include "compiler/parse.hpp"
+#include "compiler/profile_import.hpp"
 #include "compiler/resolve.hpp"
 #include "compiler/training_spec.hpp"
 #include "net/distribution.hpp"
@@ -131,4 +134,94 @@ TEST_CASE("profile(): problems are reported at the profile(…) call with their 
         Run r("layers t = profile(3);");
         CHECK(r.says("`profile` needs a file name, got"));
     }
+}
+
+TEST_CASE("the `order` column records the gradient-ready order") {
+    Run r(R"(layers t {
+  a: fwd = 1 ms, bwd = 2 ms, bytes = 1 MB, order = 1;
+  b: fwd = 1 ms, bwd = 2 ms, bytes = 1 MB, order = 0;
+  c: fwd = 1 ms, bwd = 2 ms, bytes = 1 MB, order = 2;
+}
+layers plain { a: fwd = 1 ms, bwd = 2 ms, bytes = 1 MB; b: fwd = 1 ms, bwd = 2 ms, bytes = 1 MB; })");
+    CHECK_MESSAGE(!r.diags.has_errors(), r.diags.render());
+    auto t = r.table("t");
+    CHECK(t->layers[0].bwd_order == 1);
+    CHECK(t->layers[1].bwd_order == 0);
+    CHECK(t->layers[2].bwd_order == 2);
+    CHECK_FALSE(r.table("plain")->layers[0].bwd_order);
+}
+
+TEST_CASE("`order` must be a permutation of 0…L−1 given on every row or none") {
+    auto errors_of = [](const std::string& rows) {
+        Run r("layers t {\n" + rows + "}\n");
+        CHECK(r.diags.has_errors());
+        return r.diags.render();
+    };
+    const std::string a = "  a: fwd = 1 ms, bwd = 1 ms, bytes = 1 B";
+    const std::string b = "  b: fwd = 1 ms, bwd = 1 ms, bytes = 1 B";
+    CHECK(errors_of(a + ", order = 0;\n" + b + ", order = 0;\n")
+              .find("`order = 0` is given to layers `a` and `b`") != std::string::npos);
+    CHECK(errors_of(a + ", order = 0;\n" + b + ", order = 2;\n")
+              .find("`order` of layer `b` is 2, outside 0..1") != std::string::npos);
+    CHECK(errors_of(a + ", order = 0;\n" + b + ";\n")
+              .find("layer `b` has no `order`") != std::string::npos);
+    CHECK(errors_of(a + ", order = 0.5;\n" + b + ", order = 1;\n").find("`order`") !=
+          std::string::npos);
+    CHECK(errors_of(a + ", order = 1 ms;\n" + b + ", order = 0;\n").find("dimensionless") !=
+          std::string::npos);
+    CHECK(errors_of(a + ", order = -1;\n" + b + ", order = 0;\n").find("`order`") !=
+          std::string::npos);
+}
+
+TEST_CASE("`order` drives the fine backward chain and the buckets") {
+    // Ready order b, a, c (orders 1, 0, 2 on rows a, b, c): the backward chain is
+    // w.bwd.b → w.bwd.a → w.bwd.c, not the reverse layer order c → b → a.
+    const std::string text = R"(
+layers t {
+  a: fwd = 1 ms, bwd = 2 ms, bytes = 1 MB, order = 1;
+  b: fwd = 1 ms, bwd = 2 ms, bytes = 1 MB, order = 0;
+  c: fwd = 1 ms, bwd = 2 ms, bytes = 1 MB, order = 2;
+}
+worker w[2] { layers = t; bandwidth = 1 Gbps; }
+training { sync = allreduce_ring; granularity = fine; bucket = 1 MB; first_bucket = 1 MB; }
+)";
+    Diagnostics diags;
+    auto n = compile(text, "order.sgdnet", {}, diags);
+    REQUIRE_MESSAGE(n, diags.render());
+    auto outputs_to = [&](const std::string& from, const std::string& to) {
+        const auto& t = n->transitions[n->find_transition("w[0].bwd." + from)->value];
+        const auto& next = n->transitions[n->find_transition("w[0].bwd." + to)->value];
+        for (const auto& o : t.outputs)
+            for (const auto& i : next.inputs)
+                if (o.place == i.place) return true;
+        return false;
+    };
+    CHECK(outputs_to("b", "a"));
+    CHECK(outputs_to("a", "c"));
+    CHECK_FALSE(outputs_to("c", "b"));
+    // The last forward starts the first ready layer's backward: w.fwd.c.done → w.bwd.b.
+    auto fwd_done = n->find_place("w[0].fwd.c.done");
+    REQUIRE(fwd_done);
+    const auto& first_bwd = n->transitions[n->find_transition("w[0].bwd.b")->value];
+    CHECK(std::any_of(first_bwd.inputs.begin(), first_bwd.inputs.end(),
+                      [&](const net::Arc& a) { return a.place == *fwd_done; }));
+    // Spec level: the same order reaches the lowering.
+    std::vector<LayerSpec> specs;
+    for (int o : {1, 0, 2}) specs.push_back({"l", net::Det{0}, net::Det{0}, 1, o});
+    CHECK(gradient_ready_order(specs) == std::vector<int>{1, 0, 2});
+}
+
+TEST_CASE("import-profile's `order` column reads back as the recorded order") {
+    Diagnostics d;
+    auto p = load_profile(profiles_dir() + "/mlp_layers.json", d);
+    REQUIRE(p);
+    std::swap(p->layers[0].bwd_order, p->layers[1].bwd_order);  // not reverse order any more
+    const std::string text = to_sgdnet(*p, "mlp");
+    REQUIRE(text.find("order = ") != std::string::npos);
+    Run r(text);
+    CHECK_MESSAGE(!r.diags.has_errors(), r.diags.render());
+    auto t = r.table("mlp");
+    REQUIRE(t->layers.size() == p->layers.size());
+    for (std::size_t k = 0; k < t->layers.size(); ++k)
+        CHECK(t->layers[k].bwd_order == p->layers[k].bwd_order);
 }
