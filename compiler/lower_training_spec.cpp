@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "compiler/lower_training_builder.hpp"
+#include "compiler/profile_import.hpp"
 #include "compiler/training_spec.hpp"
 
 namespace sgdnet::compiler {
@@ -37,19 +38,15 @@ std::vector<int> gradient_ready_order(const std::vector<LayerSpec>& layers) {
 
 std::vector<Bucket> make_buckets(const std::vector<LayerSpec>& layers, double first_cap,
                                  double cap) {
+    std::vector<double> bytes;
+    for (const LayerSpec& l : layers) bytes.push_back(l.bytes);
     std::vector<Bucket> buckets;
-    Bucket current;
-    for (int k : gradient_ready_order(layers)) {
-        const double bytes = layers[static_cast<std::size_t>(k)].bytes;
-        const double limit = buckets.empty() ? first_cap : cap;
-        if (!current.layers.empty() && current.bytes > 0 && current.bytes + bytes > limit) {
-            buckets.push_back(std::move(current));
-            current = Bucket{};
-        }
-        current.layers.push_back(k);
-        current.bytes += bytes;
+    for (auto& members : ddp_bucket_assignment(gradient_ready_order(layers), bytes, cap, first_cap)) {
+        Bucket b;
+        for (int k : members) b.bytes += bytes[static_cast<std::size_t>(k)];
+        b.layers = std::move(members);
+        buckets.push_back(std::move(b));
     }
-    if (!current.layers.empty()) buckets.push_back(std::move(current));
     return buckets;
 }
 
@@ -71,6 +68,25 @@ bool sync_scheme(SyncKind k) {
 /// Fine parameter-server messages fuse consecutive tensors up to this size (4 MiB, close to the
 /// 4 MB partitions of MXNet/BytePS parameter servers).
 constexpr double kPsFusionBytes = 4.0 * 1024.0 * 1024.0;
+
+/// Tensor fusion of fine parameter-server messages (not DDP's rule): layers in gradient-ready
+/// order join the current message while it stays within `cap`; a layer that does not fit starts
+/// the next one, so a layer larger than the cap travels alone.
+std::vector<Bucket> fuse_tensors(const std::vector<LayerSpec>& layers, double cap) {
+    std::vector<Bucket> out;
+    Bucket current;
+    for (int k : gradient_ready_order(layers)) {
+        const double bytes = layers[static_cast<std::size_t>(k)].bytes;
+        if (!current.layers.empty() && current.bytes > 0 && current.bytes + bytes > cap) {
+            out.push_back(std::move(current));
+            current = Bucket{};
+        }
+        current.layers.push_back(k);
+        current.bytes += bytes;
+    }
+    if (!current.layers.empty()) out.push_back(std::move(current));
+    return out;
+}
 
 bool ps_scheme(SyncKind k) {
     return k == SyncKind::PsSync || k == SyncKind::PsAsync || k == SyncKind::PsSsp;
@@ -640,7 +656,7 @@ private:
         // kPsFusionBytes fused with their neighbours (tensor fusion, as PS implementations do;
         // it also keeps the number of transmissions reading a shared direction small).
         std::vector<Bucket> groups;
-        for (Bucket& g : make_buckets(layers, kPsFusionBytes, kPsFusionBytes)) {
+        for (Bucket& g : fuse_tensors(layers, kPsFusionBytes)) {
             if (g.bytes > 0) groups.push_back(std::move(g));
         }
         const int np = static_cast<int>(groups.size());

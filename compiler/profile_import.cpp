@@ -587,21 +587,18 @@ std::optional<Profile> load_profile(const std::string& path, Diagnostics& diags,
     return parse_profile(text.str(), path, diags, where);
 }
 
-std::vector<std::vector<int>> ddp_buckets(const Profile& p, double bucket_cap_B,
-                                          double first_bucket_cap_B) {
-    std::vector<int> ready(p.layers.size());
-    for (std::size_t i = 0; i < ready.size(); ++i) ready[i] = static_cast<int>(i);
-    std::stable_sort(ready.begin(), ready.end(), [&](int a, int b) {
-        return p.layers[a].bwd_order < p.layers[b].bwd_order;
-    });
+std::vector<std::vector<int>> ddp_bucket_assignment(const std::vector<int>& ready,
+                                                    const std::vector<double>& bytes,
+                                                    double bucket_cap_B,
+                                                    double first_bucket_cap_B) {
     std::vector<std::vector<int>> out;
     std::vector<int> current;
     double size = 0;
     double cap = first_bucket_cap_B;
     for (int i : ready) {
         current.push_back(i);
-        size += p.layers[i].bytes;
-        if (size >= cap) {
+        size += bytes[static_cast<std::size_t>(i)];
+        if (size >= cap) {  // closed once it holds at least its cap, after adding the layer
             out.push_back(std::move(current));
             current.clear();
             size = 0;
@@ -610,6 +607,21 @@ std::vector<std::vector<int>> ddp_buckets(const Profile& p, double bucket_cap_B,
     }
     if (!current.empty()) out.push_back(std::move(current));
     return out;
+}
+
+std::vector<std::vector<int>> ddp_buckets(const Profile& p, double bucket_cap_B,
+                                          double first_bucket_cap_B) {
+    std::vector<int> ready(p.layers.size());
+    std::vector<double> bytes(p.layers.size());
+    for (std::size_t i = 0; i < ready.size(); ++i) {
+        ready[i] = static_cast<int>(i);
+        bytes[i] = p.layers[i].bytes;
+    }
+    std::stable_sort(ready.begin(), ready.end(), [&](int a, int b) {
+        return p.layers[static_cast<std::size_t>(a)].bwd_order <
+               p.layers[static_cast<std::size_t>(b)].bwd_order;
+    });
+    return ddp_bucket_assignment(ready, bytes, bucket_cap_B, first_bucket_cap_B);
 }
 
 std::string to_sgdnet(const Profile& p, const std::string& name) {

@@ -114,6 +114,18 @@ std::optional<Profile> parse_profile(std::string_view text, const std::string& d
 std::optional<Profile> load_profile(const std::string& path, Diagnostics& diags,
                                     SourceRange where = {});
 
+/// PyTorch DDP's bucket rule (torch/csrc/distributed/c10d/reducer.cpp,
+/// compute_bucket_assignment_by_size), the one implementation used by ddp_buckets and by the
+/// training lowering (make_buckets): the layers `ready` (indexes into `bytes`, in
+/// gradient-ready order) are added one by one to the open bucket; right after adding one, the
+/// bucket is closed if it holds at least its cap (`first_bucket_cap_B` for the first bucket,
+/// `bucket_cap_B` after). What remains at the end is the last bucket. Returns the buckets in
+/// all-reduce order, each a list of layer indexes in ready order.
+std::vector<std::vector<int>> ddp_bucket_assignment(const std::vector<int>& ready,
+                                                    const std::vector<double>& bytes,
+                                                    double bucket_cap_B,
+                                                    double first_bucket_cap_B);
+
 /// Gradient buckets the way PyTorch DDP forms them after its first-iteration rebuild
 /// (torch/csrc/distributed/c10d/reducer.cpp, compute_bucket_assignment_by_size): layers are
 /// taken in gradient-ready order (`bwd_order`) and added to the current bucket; as soon as the

@@ -76,10 +76,11 @@ struct Bucket {
 /// layer records one, else reverse layer order. Returns layer indexes.
 std::vector<int> gradient_ready_order(const std::vector<LayerSpec>& layers);
 
-/// DDP-style bucketing (LANGUAGE.md §5 `bucket`, `first_bucket`): layers in gradient-ready order
-/// are appended to the current bucket while it stays within its cap (the first bucket's cap is
-/// `first_cap`, the others' `cap`); a layer that does not fit closes the bucket, so a layer
-/// larger than the cap is a bucket on its own. Layers with zero bytes join the current bucket.
+/// DDP bucketing (LANGUAGE.md §5 `bucket`, `first_bucket`) exactly as PyTorch DDP forms its
+/// buckets: layers in gradient-ready order are added to the open bucket, which is closed as soon
+/// as it holds at least its cap (`first_cap` for the first bucket, `cap` after), so a bucket may
+/// exceed its cap by its last layer (docs/language.md explains this deviation from "at most").
+/// The rule is compiler::ddp_bucket_assignment (profile_import.hpp), shared with ddp_buckets.
 std::vector<Bucket> make_buckets(const std::vector<LayerSpec>& layers, double first_cap,
                                  double cap);
 

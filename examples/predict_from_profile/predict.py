@@ -71,66 +71,19 @@ def write_models(sgdnet, wl):
         with open(path, "w") as f:
             f.write(text)
         paths[gran] = path
-    for cap in (25.0, 1.0):
-        text = f"model {wl}_ddp_fine_ddpbuckets;\n" + ddp_bucket_table(table, wl, cap) + \
-            TRAINING.format(worker=f"layers = {wl};", name=wl, batch=BATCH[wl],
-                            granularity="fine")
-        path = os.path.join(HERE, "models", f"{wl}_ddp_fine_ddpbuckets_{cap:g}.sgdnet")
-        with open(path, "w") as f:
-            f.write(text)
-        paths[("ddp", cap)] = path
     return paths
 
 
-ROW = re.compile(r"^\s+(\w+): fwd = (.*?), bwd = (.*?), bytes = (\d+) B;.*?(?://\s*(\S+))?$")
-DIST = re.compile(r"(?:lognormal\(mean = ([0-9.e+-]+) (ms|us), cv = ([0-9.e+-]+)\)|det\(([0-9.e+-]+) (ms|us)\))")
-
-
-def moments(text):
-    """(mean_s, var_s2) of an imported `lognormal(mean = …, cv = …)` or `det(…)`."""
-    m = DIST.fullmatch(text)
-    scale = {"ms": 1e-3, "us": 1e-6}
-    if m.group(1):
-        mean = float(m.group(1)) * scale[m.group(2)]
-        return mean, (mean * float(m.group(3))) ** 2
-    return float(m.group(4)) * scale[m.group(5)], 0.0
-
-
-def fmt(mean, var):
-    if var == 0:
-        return f"det({mean * 1e3:.6g} ms)"
-    return f"lognormal(mean = {mean * 1e3:.6g} ms, cv = {var ** 0.5 / mean:.6g})"
-
-
-def ddp_bucket_table(table, wl, cap):
-    """The imported table with its rows merged into the buckets DDP recorded for `cap`: one row
-    per bucket (fwd, bwd: independent sums of the members', bytes: their sum), rows in forward
-    order, so that with `bucket = 1 B` the lowering all-reduces each row alone, ready when the
-    backward of its members is done (members are contiguous in ready order)."""
+def check_buckets(sgdnet, wl, model):
+    """The lowering forms DDP's buckets (docs/language.md): for each recorded cap, the fine net
+    has exactly as many bucket rings as DDP used buckets."""
     prof = json.load(open(os.path.join(PROFILES, f"{wl}_layers.json")))
-    rows, keep = {}, []
-    for line in table.splitlines():
-        m = ROW.match(line)
-        if m:
-            rows[m.group(5) or m.group(1)] = (moments(m.group(2)), moments(m.group(3)),
-                                              int(m.group(4)))
-        elif not line.startswith("layers ") and line != "}":
-            keep.append(line)
-    index = {l["name"]: i for i, l in enumerate(prof["layers"])}
-    buckets = prof["ddp_buckets"][f"{cap:g}"]["buckets"]
-    buckets = sorted(buckets, key=lambda b: min(index[n] for n in b["layers"]))
-    out = [f"layers {wl} {{"]
-    for b in buckets:
-        f = [rows[n][0] for n in b["layers"]]
-        w = [rows[n][1] for n in b["layers"]]
-        out.append(f"    bucket{b['index']}: fwd = {fmt(sum(x[0] for x in f), sum(x[1] for x in f))}, "
-                   f"bwd = {fmt(sum(x[0] for x in w), sum(x[1] for x in w))}, "
-                   f"bytes = {sum(rows[n][2] for n in b['layers'])} B;  // {', '.join(b['layers'])}")
-    out.append("}")
-    header = [l for l in keep if l.startswith("//")]
-    lets = [l for l in keep if l.startswith("let ")]
-    return "\n".join(header + ["// Rows merged into the gradient buckets PyTorch DDP recorded "
-                               f"for bucket_cap_mb = {cap:g} (predict.py)."] + out + lets) + "\n"
+    for cap, rec in prof["ddp_buckets"].items():
+        net = run([sgdnet, "compile", model, "--emit", "net", "--set", f"cap={cap}MiB"])
+        rings = {int(k) for k in re.findall(r"ring\.bucket(\d+)\.round0\.w\[0\]", net)}
+        if rings != set(range(len(rec["buckets"]))):
+            sys.exit(f"{wl}, cap {cap} MiB: the fine net has {len(rings)} buckets, "
+                     f"DDP recorded {len(rec['buckets'])}")
 
 
 def main():
@@ -150,23 +103,21 @@ def main():
         groups.setdefault((r["workload"], r["bw"], r["bucket_mb"]), []).append(r["steps_per_s"])
 
     lines = ["| workload | link | bucket cap | measured steps/s (3 runs) | fine: predicted | "
-             "fine: rel. error | fine, DDP's buckets: predicted | rel. error | "
-             "coarse: predicted | coarse: rel. error |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    errs = {"fine": [], "ddp": [], "coarse": []}
+             "fine: rel. error | coarse: predicted | coarse: rel. error |",
+             "|---|---|---|---|---|---|---|---|"]
+    errs = {"fine": [], "coarse": []}
     for wl in ("mlp", "resnet18"):
         models = write_models(a.sgdnet, wl)
+        check_buckets(a.sgdnet, wl, models["fine"])
         for bw in ("100mbit", "1gbit"):
             for cap in (25.0, 1.0):
                 meas = groups[(wl, bw, cap)]
                 m = statistics.fmean(meas)
                 cells = []
-                for gran in ("fine", "ddp", "coarse"):
-                    model = models[(gran, cap)] if gran == "ddp" else models[gran]
-                    cap_set = "1B" if gran == "ddp" else f"{cap:g}MiB"
-                    out = run([a.sgdnet, "run", model, "--format", "json", "--seed", a.seed,
-                               "--set", f"bw={NOMINAL_MBPS[bw]:g}Mbps",
-                               "--set", f"eff={eff[bw]:.6f}", "--set", f"cap={cap_set}"])
+                for gran in ("fine", "coarse"):
+                    out = run([a.sgdnet, "run", models[gran], "--format", "json", "--seed",
+                               a.seed, "--set", f"bw={NOMINAL_MBPS[bw]:g}Mbps",
+                               "--set", f"eff={eff[bw]:.6f}", "--set", f"cap={cap:g}MiB"])
                     est = json.loads(out)["measures"]["steps_per_s"]
                     err = (est["mean"] - m) / m
                     errs[gran].append(abs(err))
@@ -177,9 +128,8 @@ def main():
     lines.append("")
     med = {k: statistics.median(v) for k, v in errs.items()}
     mx = {k: max(v) for k, v in errs.items()}
-    lines.append(f"Median |relative error|: fine {med['fine']:.1%}, fine with DDP's buckets "
-                 f"{med['ddp']:.1%}, coarse {med['coarse']:.1%} (max: {mx['fine']:.1%}, "
-                 f"{mx['ddp']:.1%}, {mx['coarse']:.1%}). "
+    lines.append(f"Median |relative error|: fine {med['fine']:.1%}, coarse "
+                 f"{med['coarse']:.1%} (max: {mx['fine']:.1%}, {mx['coarse']:.1%}). "
                  f"TCP efficiency used: " +
                  ", ".join(f"{k} {v:.3f}" for k, v in sorted(eff.items())) + ".")
     table = "\n".join(lines)

@@ -225,3 +225,43 @@ TEST_CASE("import-profile's `order` column reads back as the recorded order") {
     for (std::size_t k = 0; k < t->layers.size(); ++k)
         CHECK(t->layers[k].bwd_order == p->layers[k].bwd_order);
 }
+
+TEST_CASE("the lowering's buckets of a profile(…) table are the buckets DDP recorded") {
+    // make_buckets (the fine lowering's bucketing) on the table that `profile("…")` builds,
+    // first_bucket = 1 MiB (DDP's default) and bucket = the recorded cap, gives the buckets
+    // PyTorch DDP used, layer by layer; the generated net has one ring per bucket.
+    for (const char* wl : {"mlp", "resnet18"}) {
+        CAPTURE(wl);
+        Diagnostics d;
+        auto p = load_profile(profiles_dir() + "/" + wl + "_layers.json", d);
+        REQUIRE(p);
+        Run r(std::string("layers t = profile(\"") + wl + "_layers.json\");");
+        auto t = r.table("t");
+        std::vector<LayerSpec> specs;
+        for (const auto& l : t->layers) specs.push_back({l.name, l.fwd, l.bwd, l.bytes, l.bwd_order});
+        for (const auto& rec : p->recorded_buckets) {
+            CAPTURE(rec.cap_key);
+            auto ours = make_buckets(specs, 1024.0 * 1024.0, rec.cap_B);
+            REQUIRE(ours.size() == rec.layers.size());
+            for (std::size_t b = 0; b < ours.size(); ++b) {
+                std::vector<int> sorted = ours[b].layers;
+                std::sort(sorted.begin(), sorted.end());
+                CHECK(sorted == rec.layers[b]);
+                CHECK(ours[b].bytes == rec.bytes[b]);
+            }
+            // Through the whole pipeline: ring.bucketB exists for B < #buckets only.
+            const std::string text = std::string("layers t = profile(\"") + profiles_dir() + "/" +
+                                     wl + "_layers.json\");\nworker w[2] { layers = t; "
+                                     "bandwidth = 1 Gbps; }\ntraining { sync = allreduce_ring; "
+                                     "granularity = fine; first_bucket = 1 MiB; bucket = " +
+                                     rec.cap_key + " MiB; }\n";
+            Diagnostics cd;
+            auto n = compile(text, "ddp.sgdnet", {}, cd);
+            REQUIRE_MESSAGE(n, cd.render());
+            const std::string last = "ring.bucket" + std::to_string(ours.size() - 1) + ".round0.w[0]";
+            const std::string over = "ring.bucket" + std::to_string(ours.size()) + ".round0.w[0]";
+            CHECK(n->find_transition(last));
+            CHECK_FALSE(n->find_transition(over));
+        }
+    }
+}

@@ -49,7 +49,7 @@ TEST_CASE("gradient-ready order: reverse layer order unless the table records on
     CHECK(gradient_ready_order(layers) == std::vector<int>{1, 0, 2});
 }
 
-TEST_CASE("DDP buckets: reverse order, caps, first_bucket, oversized layers alone") {
+TEST_CASE("DDP buckets: reverse order, caps, first_bucket; a bucket closes once it reaches its cap") {
     // Ready order: 5 (4 B), 4 (4 B), 3 (9 B), 2 (1 B), 1 (1 B), 0 (2 B).
     auto layers = layers_of({2, 1, 1, 9, 4, 4});
     SUBCASE("cap 8, first cap 8") {
@@ -57,9 +57,27 @@ TEST_CASE("DDP buckets: reverse order, caps, first_bucket, oversized layers alon
         REQUIRE(b.size() == 3);
         CHECK(b[0].layers == std::vector<int>{5, 4});
         CHECK(b[0].bytes == 8);
-        CHECK(b[1].layers == std::vector<int>{3});  // larger than the cap: alone
+        CHECK(b[1].layers == std::vector<int>{3});  // 9 B >= 8 B closes it at once
         CHECK(b[2].layers == std::vector<int>{2, 1, 0});
         CHECK(b[2].bytes == 4);
+    }
+    SUBCASE("cap 6: a bucket exceeds its cap by its last layer (DDP), not split before it") {
+        // 5 (4 B): 4 < 6, stays open; + 4 (4 B): 8 >= 6, closed at 8 B. 3 (9 B): closed alone.
+        // 2, 1, 0: 1 + 1 + 2 = 4 B < 6, the remainder. ("At most 6 B" would give {5} {4} {3}
+        // {2, 1, 0}.)
+        auto b = make_buckets(layers, 6, 6);
+        REQUIRE(b.size() == 3);
+        CHECK(b[0].layers == std::vector<int>{5, 4});
+        CHECK(b[0].bytes == 8);
+        CHECK(b[1].layers == std::vector<int>{3});
+        CHECK(b[2].layers == std::vector<int>{2, 1, 0});
+    }
+    SUBCASE("a layer larger than the cap joins the open bucket") {
+        // Ready order 1 (1 B), 0 (9 B), cap 4: 1 < 4 stays open; + 9 B = 10 >= 4 closes {1, 0}.
+        auto b = make_buckets(layers_of({9, 1}), 4, 4);
+        REQUIRE(b.size() == 1);
+        CHECK(b[0].layers == std::vector<int>{1, 0});
+        CHECK(b[0].bytes == 10);
     }
     SUBCASE("first cap 4 then cap 100") {
         auto b = make_buckets(layers, 4, 100);
@@ -128,9 +146,11 @@ TEST_CASE("fine model: per-layer names, buckets, straggler speed; --granularity 
     REQUIRE(fine);
     CHECK(fine->find_transition("w[3].bwd.layer2"));
     CHECK(fine->find_transition("w[0].fwd.layer0"));
-    // Buckets of 5 MB over three 3 MB layers: {layer2}, {layer1}, {layer0}.
-    CHECK(fine->find_transition("ring.bucket2.round5.w[1]"));
-    CHECK_FALSE(fine->find_transition("ring.bucket3.round0.w[1]"));
+    // Buckets of 5 MB (first_bucket = bucket) over three 3 MB layers, DDP's rule: layer2 (3 MB
+    // < 5 MB) stays open, + layer1 = 6 MB >= 5 MB closes it; layer0 is the last bucket.
+    // Two buckets: {layer2, layer1}, {layer0}.
+    CHECK(fine->find_transition("ring.bucket1.round5.w[1]"));
+    CHECK_FALSE(fine->find_transition("ring.bucket2.round0.w[1]"));
     // Worker 0 runs at half speed: its layer times double.
     const auto& slow = fine->transitions[fine->find_transition("w[0].bwd.layer1")->value];
     const auto& fast = fine->transitions[fine->find_transition("w[1].bwd.layer1")->value];
