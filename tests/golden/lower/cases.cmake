@@ -10,6 +10,7 @@ list(APPEND SGDNET_GOLDEN_CASES
     lower/net_param_set
     lower/params_set
     lower/priorities_weights
+    lower/prob_places
     lower/servers
     lower/speed
     lower/test_arc

@@ -19,6 +19,7 @@ list(APPEND SGDNET_GOLDEN_CASES
     semantic/layer_columns
     semantic/layer_order
     semantic/mixture_sum
+    semantic/prob_places
     semantic/ps_needs_server
     semantic/set_bad_value
     semantic/set_let
