@@ -181,6 +181,25 @@ private:
                 continue;
             }
             auto it = index_.find(o.name);
+            if (it == index_.end()) {
+                // No top-level name: an unqualified net-local param, if exactly one net has it.
+                std::vector<std::string> nets = nets_with_param(o.name);
+                if (nets.size() == 1) {
+                    o.name = nets[0] + "." + o.name;
+                    if (o.value) out.net_overrides.push_back(std::move(o));
+                    continue;
+                }
+                if (nets.size() > 1) {
+                    std::string which;
+                    for (std::size_t k = 0; k < nets.size(); ++k)
+                        which += (k == 0 ? "" : k + 1 == nets.size() ? " or " : ", ") +
+                                 ("`--set " + nets[k] + "." + o.name + "=…`");
+                    diags_.error(where, "`" + o.name + "` is ambiguous: nets " +
+                                            join_quoted(nets) + " each declare a param `" +
+                                            o.name + "`; write " + which);
+                    continue;
+                }
+            }
             if (it == index_.end() || defs_[it->second].kind != Def::Kind::Param) {
                 if (it != index_.end() && defs_[it->second].kind == Def::Kind::Let) {
                     diags_.error(where, "cannot override `" + o.name +
@@ -205,6 +224,20 @@ private:
                     if (auto* p = std::get_if<ParamDecl>(&item); p && p->name == param && !p->is_let)
                         return true;
         return false;
+    }
+    /// The nets (in declaration order) that declare a non-let param `param`.
+    std::vector<std::string> nets_with_param(const std::string& param) const {
+        std::vector<std::string> out;
+        for (const Decl& decl : ast_.decls)
+            if (auto* net = std::get_if<NetDecl>(&decl); net && net_local_param(net->name, param))
+                out.push_back(net->name);
+        return out;
+    }
+    static std::string join_quoted(const std::vector<std::string>& names) {
+        std::string out;
+        for (std::size_t k = 0; k < names.size(); ++k)
+            out += (k == 0 ? "" : k + 1 == names.size() ? " and " : ", ") + ("`" + names[k] + "`");
+        return out;
     }
     std::vector<std::string> all_net_params() const {
         std::vector<std::string> out;

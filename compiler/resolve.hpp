@@ -30,7 +30,8 @@ struct Resolved {
     /// Every numeric param's final value in canonical units, in declaration order; net-local
     /// params appear as `NET.NAME` (filled by lower_net).
     std::vector<net::NetParam> params;
-    /// Overrides of net-local params (`--set NET.NAME=VALUE`), checked to name an existing one.
+    /// Overrides of net-local params (`--set NET.NAME=VALUE`, or an unambiguous `--set NAME`
+    /// rewritten to `NET.NAME`), checked to name an existing one.
     std::vector<Override> net_overrides;
 };
 
@@ -42,7 +43,9 @@ struct Resolved {
 /// measures) are errors. `options.overrides` replace param values: each VALUE is parsed as an
 /// expression from a source named `--set NAME`; overriding a `let`, or a name that is not a
 /// param, is an error. Overrides of the form `NET.NAME` are left for lower_net (net-local
-/// params). `base_dir` is where relative file names are resolved.
+/// params); so is an unqualified `NAME` that is not a top-level name when exactly one net
+/// declares a param `NAME` (it becomes `NET.NAME`); when several do, it is an error listing the
+/// qualified forms. `base_dir` is where relative file names are resolved.
 Resolved resolve(const Ast& ast, const CompileOptions& options, const std::string& base_dir,
                  Diagnostics& diags);
 

@@ -8,6 +8,7 @@ list(APPEND SGDNET_GOLDEN_CASES
     lower/mm1
     lower/multiplicities
     lower/net_param_set
+    lower/net_param_unqualified
     lower/params_set
     lower/priorities_weights
     lower/prob_places

@@ -21,6 +21,7 @@ list(APPEND SGDNET_GOLDEN_CASES
     semantic/mixture_sum
     semantic/prob_places
     semantic/ps_needs_server
+    semantic/set_ambiguous
     semantic/set_bad_value
     semantic/set_let
     semantic/set_unknown_param

@@ -48,6 +48,31 @@ TEST_CASE("--set overrides a param with a value in the language's syntax") {
     CHECK(r.number("per") == doctest::Approx(25e9 / 8 / 16));
 }
 
+TEST_CASE("--set NAME of a net-local param: unqualified when exactly one net declares it") {
+    const std::string text = "param N = 1;\nnet shared { param K = 2; place p[K]; }\n"
+                             "net other { param N = 3; param M = 1; let K = 4; place q[N]; }\n"
+                             "net third { param M = 2; place r[M]; }\n";
+    {
+        CompileOptions o;
+        o.overrides = {{"K", "5"}, {"N", "7"}};
+        Run r(text, o);
+        CHECK_MESSAGE(!r.diags.has_errors(), r.diags.render());
+        // K: only `shared` has a param K (other's K is a let) → shared.K.
+        REQUIRE(r.resolved.net_overrides.size() == 1);
+        CHECK(r.resolved.net_overrides[0].name == "shared.K");
+        // N: a top-level param exists, so it is the one set; other.N is untouched.
+        CHECK(r.number("N") == 7);
+    }
+    {
+        CompileOptions o;
+        o.overrides = {{"M", "5"}};
+        Run r(text, o);
+        CHECK(r.says("--set M: error: `M` is ambiguous: nets `other` and `third` each declare a "
+                     "param `M`; write `--set other.M=…` or `--set third.M=…`"));
+        CHECK(r.resolved.net_overrides.empty());
+    }
+}
+
 TEST_CASE("--set of a let or of an unknown name is an error") {
     CompileOptions o;
     o.overrides = {{"half", "3"}, {"NN", "4"}};
