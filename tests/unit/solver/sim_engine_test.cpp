@@ -283,7 +283,6 @@ TEST_CASE("simulate: a transient longer than the run is flagged") {
     o.precision = 0.05;
     o.max_time_s = 1e-3;  // the first round always completes; no second one
     const SolveResult r = simulate(b.net, o);
-    CHECK_FALSE(r.precision_reached);
     bool flagged = false;
     for (const std::string& w : r.warnings) flagged = flagged || w.find("'L' still drifts") != std::string::npos;
     CHECK(flagged);
