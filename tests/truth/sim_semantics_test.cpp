@@ -178,3 +178,23 @@ TEST_CASE("sim truth: arc multiplicities balance tokens") {
     const auto r = solver::simulate(b.net, truth_options(0.01));
     check_covers(r.measures[0], 1.5, 0.01);
 }
+
+// A deterministic cycle (0.1 + 0.2 + 0.3 s, throughput 1/0.6 /s) beside an unrelated random
+// on/off process: the net draws random numbers, yet every replication counts the same cycle
+// firings over the same windows. The interval must still cover 1/0.6 (it may not claim zero
+// width around a count that is only exact up to the firings straddling the window ends).
+TEST_CASE("sim truth: a deterministic sub-process inside a random net") {
+    NetBuilder b("mixed_det");
+    const uint32_t a = b.place("a", 1), pb = b.place("b"), c = b.place("c");
+    const uint32_t on = b.place("on", 1), off = b.place("off");
+    const uint32_t t1 = b.timed("t1", det(0.1), {{a, 1}}, {{pb, 1}});
+    b.timed("t2", det(0.2), {{pb, 1}}, {{c, 1}});
+    b.timed("t3", det(0.3), {{c, 1}}, {{a, 1}});
+    b.timed("close", exp_rate(1), {{on, 1}}, {{off, 1}});
+    b.timed("open", exp_rate(1), {{off, 1}}, {{on, 1}});
+    b.throughput("X", t1);
+    b.average("P_on", positive(on), "");
+    const auto r = solver::simulate(b.net, truth_options(0.001));
+    check_covers(r.measures[0], 1 / 0.6, 0.001);
+    check_covers(r.measures[1], 0.5, 0.05);
+}
