@@ -28,10 +28,19 @@ struct StringLit {
 struct BoolLit {
     bool value = false;
 };
-/// `N`, `i`, `net.compute`, `mm1.serve`, `shared.buf[2]`, `ps_sync`.
+/// `N`, `i`, `net.compute`, `mm1.serve`, `shared.buf[2]`, `ps_sync`, `w[3].ready`.
 struct NameRef {
     std::vector<std::string> parts;  // dotted path, at least one element
     ExprPtr index;                   // `[EXPR]` after the last part, or null
+    /// `[EXPR]` after the parts before the last (`w[3].fwd.layer2`: `3` after `w`): empty when
+    /// no such part is indexed, else one entry per part but the last (null = not indexed).
+    std::vector<ExprPtr> part_indexes;
+    /// True when some part before the last has an index.
+    bool indexed_inside() const {
+        for (const auto& e : part_indexes)
+            if (e) return true;
+        return false;
+    }
 };
 struct Unary {
     enum class Op { Neg, Not };

@@ -82,8 +82,13 @@ public:
                     line(d, n.value ? "bool true" : "bool false", &e->range);
                 } else if constexpr (std::is_same_v<T, NameRef>) {
                     std::string path;
-                    for (const auto& p : n.parts) path += (path.empty() ? "" : ".") + p;
+                    for (std::size_t k = 0; k < n.parts.size(); ++k) {
+                        path += (k == 0 ? "" : ".") + n.parts[k];
+                        if (k < n.part_indexes.size() && n.part_indexes[k]) path += "[]";
+                    }
                     line(d, "name " + path + (n.index ? "[]" : ""), &e->range);
+                    for (const auto& inner : n.part_indexes)
+                        if (inner) expr(d + 1, inner.get());
                     if (n.index) expr(d + 1, n.index.get());
                 } else if constexpr (std::is_same_v<T, Unary>) {
                     line(d, n.op == Unary::Op::Neg ? "unary -" : "unary !", &e->range);

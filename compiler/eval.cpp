@@ -223,6 +223,12 @@ private:
 
     std::optional<Value> eval_node(const Expr& e, const NameRef& n) {
         const std::string& head = n.parts.front();
+        if (n.indexed_inside()) {
+            error(e.range, "`" + head + "[…]." + n.parts[1] +
+                               "` names a generated element; only a measure can use it "
+                               "(`tokens(…)`, `throughput(…)`, `prob(…)`)");
+            return std::nullopt;
+        }
         if (n.parts.size() == 1 && !n.index && (head == "true" || head == "false"))
             return Value{head == "true"};
         const std::optional<Value>* found = scope_.find(head);

@@ -21,7 +21,11 @@ bool calls_any(const Expr& e, const std::set<std::string>& names) {
         bool operator()(const NumberLit&) const { return false; }
         bool operator()(const StringLit&) const { return false; }
         bool operator()(const BoolLit&) const { return false; }
-        bool operator()(const NameRef& n) const { return n.index && calls_any(*n.index, names); }
+        bool operator()(const NameRef& n) const {
+            for (const auto& inner : n.part_indexes)
+                if (inner && calls_any(*inner, names)) return true;
+            return n.index && calls_any(*n.index, names);
+        }
         bool operator()(const Unary& u) const { return calls_any(*u.operand, names); }
         bool operator()(const Binary& b) const {
             return calls_any(*b.lhs, names) || calls_any(*b.rhs, names);
@@ -360,8 +364,8 @@ private:
     /// Resolves `P`, `P[k]`, `NET.P`, `NET.P[k]` inside net `n`.
     std::optional<net::PlaceId> resolve_place(const NetDecl& n, const Expr& e, const Scope& scope) {
         auto* ref = std::get_if<NameRef>(&e.node);
-        if (!ref || ref->parts.size() > 2) {
-            diags_.error(e.range, "expected a place name");
+        if (!ref || ref->parts.size() > 2 || ref->indexed_inside()) {
+            diags_.error(e.range, "expected a place name `P`, `P[k]`, `NET.P` or `NET.P[k]`");
             return std::nullopt;
         }
         std::string net_name = ref->parts.size() == 2 ? ref->parts[0] : n.name;
@@ -640,15 +644,29 @@ private:
             diags_.error(e.range, "expected an element name `NET.ELEMENT` or `NET.ELEMENT[k]`");
             return "";
         }
+        // Every index (in the middle, `w[3].ready`, or at the end) is evaluated and written
+        // into the name, which then names a generated or declared element.
+        Scope idx(&scope_);
+        idx.integer_division = true;
+        auto index_text = [&](const Expr& ix) -> std::optional<std::string> {
+            auto k = evaluate_integer(ix, idx, diags_, "an index");
+            if (!k) return std::nullopt;
+            return "[" + std::to_string(*k) + "]";
+        };
         std::string name;
-        for (const auto& p : ref->parts) name += (name.empty() ? "" : ".") + p;
+        for (std::size_t k = 0; k < ref->parts.size(); ++k) {
+            name += (k == 0 ? "" : ".") + ref->parts[k];
+            if (k < ref->part_indexes.size() && ref->part_indexes[k]) {
+                auto text = index_text(*ref->part_indexes[k]);
+                if (!text) return "";
+                name += *text;
+            }
+        }
         indexed = ref->index != nullptr;
         if (ref->index) {
-            Scope idx(&scope_);
-            idx.integer_division = true;
-            auto k = evaluate_integer(*ref->index, idx, diags_, "an index");
-            if (!k) return "";
-            name += "[" + std::to_string(*k) + "]";
+            auto text = index_text(*ref->index);
+            if (!text) return "";
+            name += *text;
         }
         ok = true;
         return name;

@@ -1,4 +1,5 @@
 // Parse tree → AST for expressions: literals (numbers with units, strings), names, calls, operators.
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <string>
@@ -290,16 +291,26 @@ ExprPtr build_primary(Ctx& cx, G::PrimaryContext* c) {
 ExprPtr build_name_ref(Ctx& cx, G::NameRefContext* c) {
     if (!complete(c)) return nullptr;
     NameRef ref;
-    for (G::NameContext* n : c->name()) {
-        auto part = build_name(cx, n);
-        if (!part) return nullptr;
-        ref.parts.push_back(std::move(*part));
+    // Children in order: name ('[' expr ']')? ('.' name ('[' expr ']')?)*; an index belongs to
+    // the part before it.
+    std::vector<ExprPtr> indexes;
+    for (antlr4::tree::ParseTree* child : c->children) {
+        if (auto* n = dynamic_cast<G::NameContext*>(child)) {
+            auto part = build_name(cx, n);
+            if (!part) return nullptr;
+            ref.parts.push_back(std::move(*part));
+            indexes.emplace_back();
+        } else if (auto* x = dynamic_cast<G::ExprContext*>(child)) {
+            if (indexes.empty()) return nullptr;
+            indexes.back() = build_expr(cx, x);
+            if (!indexes.back()) return nullptr;
+        }
     }
     if (ref.parts.empty()) return nullptr;
-    if (c->LBRACK() != nullptr) {
-        ref.index = build_expr(cx, c->expr());
-        if (!ref.index) return nullptr;
-    }
+    ref.index = std::move(indexes.back());
+    indexes.pop_back();
+    if (std::any_of(indexes.begin(), indexes.end(), [](const ExprPtr& e) { return e != nullptr; }))
+        ref.part_indexes = std::move(indexes);
     return make(range_of(cx, c), std::move(ref));
 }
 

@@ -17,6 +17,8 @@ void free_names(const Expr& e, std::vector<std::string>& out) {
         void operator()(const BoolLit&) {}
         void operator()(const NameRef& n) {
             out.push_back(n.parts.front());
+            for (const auto& inner : n.part_indexes)
+                if (inner) free_names(*inner, out);
             if (n.index) free_names(*n.index, out);
         }
         void operator()(const Unary& u) { free_names(*u.operand, out); }

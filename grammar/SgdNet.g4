@@ -113,7 +113,8 @@ arg
     : name '=' expr                                     # namedArg
     | expr (':' expr)?                                  # exprArg
     ;
-nameRef     : name ('.' name)* ('[' expr ']')? ;
+// `N`, `mm1.queue`, `shared.buf[2]`, and generated names indexed in the middle: `w[3].ready`.
+nameRef     : name ('[' expr ']')? ('.' name ('[' expr ']')?)* ;
 
 // Keywords are reserved only where a declaration or an arc starts; elsewhere they are names
 // (`layers = vgg;`, `server = infinite`, `compute = net.compute`). `true`/`false` are reserved.

@@ -2,6 +2,7 @@
 list(APPEND SGDNET_GOLDEN_CASES
     lower/arrays
     lower/distributions
+    lower/generated_names
     lower/inhibitor
     lower/measures
     lower/memory

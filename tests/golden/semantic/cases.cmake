@@ -14,6 +14,7 @@ list(APPEND SGDNET_GOLDEN_CASES
     semantic/empirical_missing_file
     semantic/empty_model
     semantic/functions_and_operators
+    semantic/generated_names
     semantic/index_out_of_range
     semantic/initial_above_bound
     semantic/layer_columns

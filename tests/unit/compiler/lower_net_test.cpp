@@ -151,3 +151,42 @@ TEST_CASE("an unreadable file is a diagnostic") {
     CHECK(diags.render().find("cannot read /nonexistent/dir/m.sgdnet: No such file or directory") !=
           std::string::npos);
 }
+
+TEST_CASE("names indexed in the middle: measures only; not places of arcs, not values") {
+    {
+        Diagnostics d;
+        auto n = compile("net a { place p[2] = 1; transition t ~ det(1 ms) { in p[0]; out a[1].p; } }",
+                         "mid.sgdnet", {}, d);
+        CHECK_FALSE(n);
+        CHECK(d.render().find("expected a place name `P`, `P[k]`, `NET.P` or `NET.P[k]`") !=
+              std::string::npos);
+    }
+    {
+        Diagnostics d;
+        auto n = compile("param x = w[1].ready;\nnet a { place p = 1; transition t ~ det(1 ms) { in p; out p; } }",
+                         "mid.sgdnet", {}, d);
+        CHECK_FALSE(n);
+        CHECK(d.render().find("names a generated element; only a measure can use it") !=
+              std::string::npos);
+    }
+    {
+        // On a training model: the measure's terms are the generated elements named.
+        Diagnostics d;
+        auto n = compile("param K = 1;\nworker w[2] { compute = det(1 ms); bandwidth = 1 Gbps; }\n"
+                         "training { sync = allreduce_ring; model_bytes = 1 MB; }\n"
+                         "measure c = throughput(w[K].compute) - throughput(w[0].compute) / 2;\n"
+                         "measure r = prob(w[K - 1].ready > 0);",
+                         "mid.sgdnet", {}, d);
+        REQUIRE_MESSAGE(n, d.render());
+        const auto& c = n->measures[n->measures.size() - 2];
+        REQUIRE(c.terms.size() == 2);
+        CHECK(c.terms[0].transition == *n->find_transition("w[1].compute"));
+        CHECK(c.terms[0].coef == 1);
+        CHECK(c.terms[1].transition == *n->find_transition("w[0].compute"));
+        CHECK(c.terms[1].coef == -0.5);
+        const auto& r = n->measures.back();
+        REQUIRE(r.expr.code.size() >= 1);
+        CHECK(r.expr.code[0].code == sgdnet::net::ExprOp::Code::Tokens);
+        CHECK(r.expr.code[0].place == n->find_place("w[0].ready")->value);
+    }
+}

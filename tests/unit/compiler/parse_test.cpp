@@ -52,7 +52,11 @@ std::string shape(const Expr& e) {
                 return n.value ? "true" : "false";
             } else if constexpr (std::is_same_v<T, NameRef>) {
                 std::string s;
-                for (const auto& p : n.parts) s += (s.empty() ? "" : ".") + p;
+                for (std::size_t k = 0; k < n.parts.size(); ++k) {
+                    s += (k == 0 ? "" : ".") + n.parts[k];
+                    if (k < n.part_indexes.size() && n.part_indexes[k])
+                        s += "[" + shape(*n.part_indexes[k]) + "]";
+                }
                 return n.index ? s + "[" + shape(*n.index) + "]" : s;
             } else if constexpr (std::is_same_v<T, Unary>) {
                 return std::string("(") + (n.op == Unary::Op::Neg ? "-" : "!") + shape(*n.operand) +
@@ -322,6 +326,32 @@ TEST_CASE("parse: calls, named and mixture arguments, lists, strings, booleans, 
     CHECK(*c.args[0].name == "mean");
     CHECK(c.args[0].weight == nullptr);
     CHECK(c.args[0].range == SourceRange{0, {1, 5}, {1, 15}});
+}
+
+TEST_CASE("parse: names indexed in the middle (generated elements)") {
+    // w[3].ready: the index belongs to `w`; the last part has none.
+    auto e = expr("w[3].ready");
+    const auto& n = std::get<NameRef>(e->node);
+    REQUIRE(n.parts == std::vector<std::string>{"w", "ready"});
+    REQUIRE(n.part_indexes.size() == 1);
+    REQUIRE(n.part_indexes[0]);
+    CHECK(shape(*n.part_indexes[0]) == "3");
+    CHECK_FALSE(n.index);
+    CHECK(n.indexed_inside());
+    CHECK(shape(*expr("w[i + 1].fwd.layer2")) == "w[(i + 1)].fwd.layer2");
+    CHECK(shape(*expr("ring.bucket0.round1.w[2]")) == "ring.bucket0.round1.w[2]");
+    CHECK(shape(*expr("a[1].b[2].c[3]")) == "a[1].b[2].c[3]");
+    CHECK(shape(*expr("tokens(w[j - 1].ready) > 0")) == "(tokens(w[(j - 1)].ready) > 0)");
+    // Without an inner index the AST is as before: no part_indexes.
+    auto plain = expr("shared.buf[2]");
+    const auto& m = std::get<NameRef>(plain->node);
+    CHECK(m.part_indexes.empty());
+    CHECK_FALSE(m.indexed_inside());
+    REQUIRE(m.index);
+    // The dump marks every indexed part.
+    auto p = parse_text("measure r = tokens(w[3].ready);");
+    CHECK_FALSE(p->diags.has_errors());
+    CHECK(dump(p->ast).find("name w[].ready") != std::string::npos);
 }
 
 TEST_CASE("parse: layer tables, profiles, servers, keywords used as names") {
