@@ -6,4 +6,5 @@ set(SGDNET_COMPILER_SEMANTICS
     check.cpp
     lower_net.cpp
     pipeline.cpp
+    net_statistics.cpp
 )
