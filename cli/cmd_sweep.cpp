@@ -33,8 +33,13 @@
 namespace sgdnet::cli {
 namespace {
 
-std::atomic<bool> g_interrupted{false};
-extern "C" void on_sigint(int) { g_interrupted.store(true); }
+// The first SIGINT stops starting new points and lets the points in progress finish; a second
+// one leaves at once with the rows already written (_Exit is async-signal-safe).
+std::atomic<int> g_sigints{0};
+extern "C" void on_sigint(int) {
+    if (g_sigints.fetch_add(1) >= 1) std::_Exit(130);
+}
+bool interrupted() { return g_sigints.load() > 0; }
 
 using Clock = std::chrono::steady_clock;
 
@@ -340,7 +345,7 @@ Status cmd_sweep(const SweepArgs& args, Context& ctx) {
     std::exception_ptr first_error;
     bool precision_missed = false;
     bool all_done = todo.empty();
-    g_interrupted.store(false);
+    g_sigints.store(0);
     const auto old_handler = std::signal(SIGINT, on_sigint);
     std::thread worker([&] {
         tbb::task_arena arena(args.run.threads > 0 ? static_cast<int>(args.run.threads)
@@ -348,7 +353,7 @@ Status cmd_sweep(const SweepArgs& args, Context& ctx) {
         arena.execute([&] {
             tbb::parallel_for(tbb::blocked_range<std::size_t>(0, todo.size(), 1), [&](auto r) {
                 for (std::size_t j = r.begin(); j < r.end(); ++j) {
-                    if (g_interrupted.load()) return;
+                    if (interrupted()) return;
                     const std::size_t k = todo[j];
                     Row row;
                     try {
@@ -400,28 +405,32 @@ Status cmd_sweep(const SweepArgs& args, Context& ctx) {
 
     {
         std::unique_lock lock(mu);
-        while (!all_done && !g_interrupted.load()) {
+        while (!all_done && !interrupted()) {
             cv.wait_for(lock, std::chrono::milliseconds(100));
         }
         if (!all_done) {
-            // Interrupted: keep every finished row (out of order past the written prefix), stop.
-            for (auto& row : rows) {
-                if (row.done && !row.written) {
-                    *out << row.text;
-                    row.written = true;
-                }
-            }
-            out->flush();
-            if (file.is_open()) file.close();
-            std::cerr << "\ninterrupted: " << finished << " of " << rows.size()
-                      << " points finished and kept"
-                      << (args.output.empty() ? "" : "; rerun with --resume to finish") << "\n";
-            worker.detach();
-            return Status::Interrupted;
+            std::cerr << "\ninterrupted: finishing the points in progress (Ctrl-C again to stop "
+                         "now)\n";
+            cv.wait(lock, [&] { return all_done; });
         }
     }
     worker.join();
     std::signal(SIGINT, old_handler);
+    if (interrupted()) {
+        // Keep every finished row (out of order past the written prefix), then stop.
+        for (auto& row : rows) {
+            if (row.done && !row.written) {
+                *out << row.text;
+                row.written = true;
+            }
+        }
+        out->flush();
+        if (file.is_open()) file.close();
+        std::cerr << "interrupted: " << finished << " of " << rows.size()
+                  << " points finished and kept"
+                  << (args.output.empty() ? "" : "; rerun with --resume to finish") << "\n";
+        return Status::Interrupted;
+    }
     if (file.is_open()) file.close();
     if (!file && !args.output.empty()) {
         std::cerr << "error: cannot write '" << args.output << "'\n";

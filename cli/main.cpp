@@ -168,16 +168,7 @@ int main(int argc, char** argv) {
         if (*compile) return exit_code(cmd_compile(compile_args));
         if (*run) return exit_code(cmd_run(run_args, ctx));
         if (*import_profile) return exit_code(cmd_import_profile(import_args));
-        if (*sweep) {
-            const int code = exit_code(cmd_sweep(sweep_args, ctx));
-            if (code == kExitInterrupted) {
-                // Points still solving belong to detached threads: leave without unwinding them.
-                std::cout.flush();
-                std::cerr.flush();
-                std::_Exit(code);
-            }
-            return code;
-        }
+        if (*sweep) return exit_code(cmd_sweep(sweep_args, ctx));
         return kExitInput;
     } catch (const CLI::ParseError& e) {
         const int code = app.exit(e);  // prints help, version or the usage error
