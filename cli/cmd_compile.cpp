@@ -4,8 +4,24 @@
 
 #include "cli/commands.hpp"
 #include "compiler/emit.hpp"
+#include "compiler/net_statistics.hpp"
 
 namespace sgdnet::cli {
+namespace {
+
+// Inserts the statistics lines (the fine net's size, for a coarse training model) after the size
+// line, the second line of the canonical text.
+std::string with_statistics(std::string text, const compiler::NetStatistics& stats) {
+    const auto first = text.find('\n');
+    const auto second = first == std::string::npos ? first : text.find('\n', first + 1);
+    if (second == std::string::npos) return text;
+    std::string extra;
+    for (const auto& line : stats.lines()) extra += line + "\n";
+    text.insert(second + 1, extra);
+    return text;
+}
+
+}  // namespace
 
 Status cmd_compile(const CompileArgs& args) {
     const auto options = make_compile_options(args.sets, args.granularity);
@@ -21,7 +37,8 @@ Status cmd_compile(const CompileArgs& args) {
     } else if (args.emit == "json") {
         text = compiler::emit_json(*net);
     } else {
-        text = net::print(*net);
+        text = with_statistics(net::print(*net),
+                               compiler::net_statistics_file(*net, args.file, *options));
     }
     if (args.output.empty() || args.output == "-") {
         std::cout << text << std::flush;

@@ -1,7 +1,7 @@
 // Size statistics of a compiled net, and of the fine net a coarse training model was reduced from.
 //
 // `sgdnet compile --granularity coarse --emit net` on a model with layer tables prints the size of
-// the reduced (coarse) net; issue 5 asks to show the fine net's size beside it. The printer
+// the reduced (coarse) net and, beside it, the size of the fine net it reduces. The printer
 // (net/print.cpp) knows only the net it prints, so the compiler provides the sizes:
 //
 //     auto net = compiler::compile_file(path, options, diags);
