@@ -1,8 +1,11 @@
 // Sweep ranges of `sgdnet sweep --set NAME=RANGE` (LANGUAGE.md §7) and the points they make.
 #include "cli/sweep_spec.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 #include "compiler/units.hpp"
 
@@ -24,6 +27,10 @@ std::optional<compiler::Quantity> quantity(const std::string& text, std::string&
         error = "expected a number, got '" + t + "'";
         return std::nullopt;
     }
+    if (!std::isfinite(v)) {
+        error = "expected a finite number, got '" + t + "'";
+        return std::nullopt;
+    }
     const std::string unit = trim(std::string(res.ptr, t.data() + t.size()));
     auto q = compiler::quantity_of(v, unit);
     if (!q) {
@@ -35,6 +42,14 @@ std::optional<compiler::Quantity> quantity(const std::string& text, std::string&
         return std::nullopt;
     }
     return q;
+}
+
+/// `v` rounded to 15 significant digits, so that accumulated steps land on the values a person
+/// would write (`0.1..0.3:+0.1` is 0.1, 0.2, 0.3, not 0.30000000000000004).
+double round15(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.15g", v);
+    return std::strtod(buf, nullptr);
 }
 
 /// Text the compiler reads back as exactly `v` in the canonical unit of `dim`.
@@ -81,13 +96,16 @@ std::optional<SweepParam> parse_sweep_set(const std::string& arg, std::string& e
             if (dim && !(*dim == q->dim)) return fail("values of different dimensions");
             dim = q->dim;
             p.unit = compiler::canonical_unit(q->dim);
-            p.values.push_back({item, q->value});
+            p.values.push_back({item, round15(q->value)});  // 25us: 2.5e-05, not 2.4999…e-05
             if (comma == std::string::npos) break;
             start = comma + 1;
         }
         return p;
     }
 
+    if (range.find(',') != std::string::npos) {
+        return fail("a range A..B cannot be part of a list; use one form or the other");
+    }
     const std::string first = range.substr(0, dots);
     std::string rest = range.substr(dots + 2), step;
     if (const auto colon = rest.find(':'); colon != std::string::npos) {
@@ -108,12 +126,16 @@ std::optional<SweepParam> parse_sweep_set(const std::string& arg, std::string& e
         const std::string ta = trim(first);
         double v = 0;
         const auto res = std::from_chars(ta.data(), ta.data() + ta.size(), v);
-        const auto one = compiler::quantity_of(1, trim(std::string(res.ptr, ta.data() + ta.size())));
+        const auto one =
+            compiler::quantity_of(1, trim(std::string(res.ptr, ta.data() + ta.size())));
         add = one ? one->value : 1;
     } else if (step[0] == 'x' || step[0] == '*') {
         const auto k = quantity(step.substr(1), why);
         if (!k) return fail(why);
-        if (!k->dim.dimensionless() || !(k->value > 1)) return fail("the factor must be a number > 1");
+        if (!k->dim.dimensionless() || !(k->value > 1)) {
+            return fail("the factor must be a number > 1");
+        }
+        if (!(a->value > 0)) return fail("a range with a factor needs a lower bound > 0");
         factor = k->value;
     } else {
         const auto s = quantity(step[0] == '+' ? step.substr(1) : step, why);
@@ -123,10 +145,12 @@ std::optional<SweepParam> parse_sweep_set(const std::string& arg, std::string& e
         }
         add = s->value;
     }
-    const double limit = b->value * (1 + 1e-12) + 1e-300;
+    // The upper bound is included up to rounding (1e-12 of the larger bound's magnitude).
+    const double limit =
+        b->value + 1e-12 * std::max(std::abs(a->value), std::abs(b->value)) + 1e-300;
     for (std::size_t k = 0;; ++k) {
-        const double v = factor > 0 ? a->value * std::pow(factor, static_cast<double>(k))
-                                    : a->value + add * static_cast<double>(k);
+        const double v = round15(factor > 0 ? a->value * std::pow(factor, static_cast<double>(k))
+                                            : a->value + add * static_cast<double>(k));
         if (v > limit) break;
         if (p.values.size() >= kMaxSweepValues) {
             return fail("more than " + std::to_string(kMaxSweepValues) + " values");

@@ -15,6 +15,7 @@ struct SweepValue {
     double canonical = 0;
 };
 
+/// A swept param: its name as given to `--set` and its values in sweep order.
 struct SweepParam {
     std::string name;
     std::vector<SweepValue> values;
@@ -26,12 +27,16 @@ inline constexpr std::size_t kMaxSweepValues = 100'000;
 
 /// Parses `NAME=RANGE`. RANGE is one of
 ///   `A..B`       A, A+1, …, up to B (step 1 in A's unit: `1ms..5ms` is 1, 2, …, 5 ms)
-///   `A..B:xK`    A, A·K, A·K², … up to B (K > 1)
-///   `A..B:+S`    A, A+S, … up to B (S > 0, with a unit of A's dimension)
-///   `V1,V2,…`    a list (`1Gbps,10Gbps,25Gbps`)
+///   `A..B:xK`    A, A·K, A·K², … up to B (K > 1, A > 0; `:*K` is the same)
+///   `A..B:+S`    A, A+S, … up to B (S > 0, with a unit of A's dimension; `:S` is the same)
+///   `V1,V2,…`    a list (`1Gbps,10Gbps,25Gbps`), values of one dimension, kept as written
 ///   `V`          a single value
-/// where A, B, V are numbers with an optional unit (LANGUAGE.md §3). Returns nullopt and sets
-/// `error` on a malformed range, unknown unit, mixed dimensions, empty or oversized ranges.
+/// where A, B, V are finite numbers with an optional unit (LANGUAGE.md §3). B is included up to
+/// rounding. Canonical values are rounded to 15 significant digits (`0.1..0.3:+0.1` ends at
+/// 0.3, `25us` is 2.5e-05); a list value goes to the compiler as written, a range value as
+/// its rounded canonical value.
+/// Returns nullopt and sets `error` on a malformed range, unknown unit, mixed dimensions, empty
+/// or oversized ranges.
 std::optional<SweepParam> parse_sweep_set(const std::string& arg, std::string& error);
 
 /// The points of a sweep as one value index per param. Grid: every combination, the last
