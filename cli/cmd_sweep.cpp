@@ -89,7 +89,8 @@ Status plot_sweep(const std::string& path, const std::vector<SweepParam>& params
                   const std::vector<std::vector<std::size_t>>& points, const net::Measure& measure,
                   const std::function<std::vector<double>(std::size_t)>& first_measure) {
     if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
-        std::cerr << "error: --plot needs gnuplot; install it (Debian: apt-get install gnuplot-nox)\n";
+        std::cerr << "error: --plot needs gnuplot; install it "
+                     "(Debian: apt-get install gnuplot-nox)\n";
         return Status::InputError;
     }
     // Group points by the values of the params after the first.
@@ -107,7 +108,8 @@ Status plot_sweep(const std::string& path, const std::vector<SweepParam>& params
     for (const auto& [rest, ks] : groups) {
         std::vector<std::size_t> sorted = ks;
         std::sort(sorted.begin(), sorted.end(), [&](std::size_t a, std::size_t b) {
-            return params[0].values[points[a][0]].canonical < params[0].values[points[b][0]].canonical;
+            return params[0].values[points[a][0]].canonical <
+                   params[0].values[points[b][0]].canonical;
         });
         for (std::size_t k : sorted) {
             const auto m = first_measure(k);
@@ -117,9 +119,9 @@ Status plot_sweep(const std::string& path, const std::vector<SweepParam>& params
         data << "\n\n";
         std::string title;
         for (std::size_t d = 1; d < params.size(); ++d) {
+            // The value as written on the command line (`bw=10Gbps`, not 1250000000 B/s).
             title += (d > 1 ? ", " : "") + params[d].name + "=" +
-                     number(params[d].values[rest[d - 1]].canonical) +
-                     (params[d].unit.empty() ? "" : " " + params[d].unit);
+                     params[d].values[rest[d - 1]].text;
         }
         if (title.empty()) title = measure.name;
         for (auto& c : title) if (c == '\'' || c == '"') c = ' ';
@@ -141,6 +143,7 @@ Status plot_sweep(const std::string& path, const std::vector<SweepParam>& params
     std::ofstream script(dir / "plot.gp");
     script << "set terminal " << (png ? "pngcairo size 900,560" : "svg size 900,560 dynamic")
            << " font 'Helvetica,12'\n"
+           << "set termoption noenhanced\n"  // names like steps_per_s and w[0] print as written
            << "set output '" << path << "'\n"
            << "set xlabel \"" << label(params[0].name, params[0].unit) << "\"\n"
            << "set ylabel \"" << label(measure.name, measure.unit) << "\"\n"
@@ -223,12 +226,24 @@ Status cmd_sweep(const SweepArgs& args, Context& ctx) {
         }
         return k;
     };
+    // Points may define different measures (util.w[k] for k < N): the columns are their union,
+    // and a point leaves the cells of a measure it does not have empty.
+    std::vector<std::vector<std::string>> measures_per_point;
+    for (const auto& n : nets) {
+        auto& names = measures_per_point.emplace_back();
+        for (const auto& m : n.measures) names.push_back(m.name);
+    }
+    const auto measure_names = sweep_measure_names(measures_per_point, error);
+    if (!measure_names) {
+        std::cerr << "error: " << args.run.file << ": " << error << "\n";
+        return Status::InputError;
+    }
     std::vector<std::string> header;
     for (const auto& p : params) header.push_back(p.name);
-    for (const auto& m : nets.front().measures) {
-        header.push_back(m.name);
-        header.push_back(m.name + "_ci_low");
-        header.push_back(m.name + "_ci_high");
+    for (const auto& name : *measure_names) {
+        header.push_back(name);
+        header.push_back(name + "_ci_low");
+        header.push_back(name + "_ci_high");
     }
     const std::string header_line = csv_line(header);
 
@@ -373,7 +388,18 @@ Status cmd_sweep(const SweepArgs& args, Context& ctx) {
                             row_json["params"] = swept;
                             row.text = row_json.dump() + "\n";
                         } else {
-                            for (auto& c : csv_measure_cells(result)) cells.push_back(c);
+                            std::map<std::string, const solver::MeasureEstimate*> by_name;
+                            for (const auto& m : result.measures) by_name[m.name] = &m;
+                            for (const auto& name : *measure_names) {
+                                const auto it = by_name.find(name);
+                                if (it == by_name.end()) {
+                                    cells.insert(cells.end(), 3, "");
+                                    continue;
+                                }
+                                cells.push_back(number(it->second->mean));
+                                cells.push_back(number(it->second->ci_low));
+                                cells.push_back(number(it->second->ci_high));
+                            }
                             row.text = csv_line(cells);
                         }
                         const auto& m0 = result.measures.front();

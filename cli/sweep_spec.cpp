@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 
 #include "compiler/units.hpp"
 
@@ -197,6 +198,32 @@ std::optional<std::vector<std::vector<std::size_t>>> sweep_points(
             if (d == 0) return points;
         }
     }
+}
+
+std::optional<std::vector<std::string>> sweep_measure_names(
+    const std::vector<std::vector<std::string>>& per_point, std::string& error) {
+    std::vector<std::string> names;
+    if (per_point.empty()) return names;
+    std::size_t widest = 0;
+    for (std::size_t k = 0; k < per_point.size(); ++k) {
+        if (per_point[k].empty() || per_point[k].front() != per_point.front().front()) {
+            error = "the points do not share their first measure: point 1 has '" +
+                    (per_point.front().empty() ? "" : per_point.front().front()) +
+                    "', point " + std::to_string(k + 1) + " has '" +
+                    (per_point[k].empty() ? "" : per_point[k].front()) + "'";
+            return std::nullopt;
+        }
+        if (per_point[k].size() > per_point[widest].size()) widest = k;
+    }
+    std::set<std::string> seen;
+    auto add = [&](const std::vector<std::string>& list) {
+        for (const auto& n : list) {
+            if (seen.insert(n).second) names.push_back(n);
+        }
+    };
+    add(per_point[widest]);
+    for (const auto& list : per_point) add(list);
+    return names;
 }
 
 }  // namespace sgdnet::cli

@@ -45,4 +45,12 @@ std::optional<SweepParam> parse_sweep_set(const std::string& arg, std::string& e
 std::optional<std::vector<std::vector<std::size_t>>> sweep_points(
     const std::vector<SweepParam>& params, bool zip, std::string& error);
 
+/// The measure columns of a sweep whose points may define different measures (a worker array
+/// `w[N]` swept over N gives one `util.w[k]` per worker): the names of the point with the most
+/// measures in its order, then every other name in the order first seen. Every point must have
+/// the same first measure (it drives the precision, `--plot` and `--resume`); otherwise returns
+/// nullopt and sets `error`.
+std::optional<std::vector<std::string>> sweep_measure_names(
+    const std::vector<std::vector<std::string>>& per_point, std::string& error);
+
 }  // namespace sgdnet::cli

@@ -220,3 +220,30 @@ TEST_CASE("A grid over the point limit is an error") {
     // The same ranges zipped are 1000 points.
     CHECK(sweep_points({parse("a=1..1000"), parse("b=1..1000")}, true, error)->size() == 1000);
 }
+
+TEST_CASE("Measure columns: the union over points, widest point first") {
+    using sgdnet::cli::sweep_measure_names;
+    using Names = std::vector<std::string>;
+    std::string error;
+    // A worker array swept over N = 2, 3: util.w[2] exists only at N = 3. The widest point's
+    // order comes first, so util.w[2] sits with its siblings, not at the end.
+    const auto cols = sweep_measure_names(
+        {Names{"steps_per_s", "util.w[0]", "util.w[1]", "util.w[0].up", "util.w[1].up"},
+         Names{"steps_per_s", "util.w[0]", "util.w[1]", "util.w[2]", "util.w[0].up",
+               "util.w[1].up", "util.w[2].up"}},
+        error);
+    REQUIRE(cols.has_value());
+    CHECK(*cols == Names{"steps_per_s", "util.w[0]", "util.w[1]", "util.w[2]", "util.w[0].up",
+                         "util.w[1].up", "util.w[2].up"});
+    // A name only a narrower point has is appended in the order first seen.
+    const auto extra =
+        sweep_measure_names({Names{"thr", "a"}, Names{"thr", "b", "c"}, Names{"thr", "d"}}, error);
+    REQUIRE(extra.has_value());
+    CHECK(*extra == Names{"thr", "b", "c", "a", "d"});
+    // Identical points: their names as they are.
+    CHECK(*sweep_measure_names({Names{"x", "y"}, Names{"x", "y"}}, error) == Names{"x", "y"});
+    // The first measure drives precision, plot and resume: it must be the same everywhere.
+    CHECK_FALSE(sweep_measure_names({Names{"thr", "a"}, Names{"a", "thr"}}, error).has_value());
+    CHECK(contains(error, "point 1 has 'thr', point 2 has 'a'"));
+    CHECK_FALSE(sweep_measure_names({Names{"thr"}, Names{}}, error).has_value());
+}
