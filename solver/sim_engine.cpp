@@ -23,6 +23,15 @@ void append_range(std::vector<CompiledNet::Range>& ranges, std::size_t begin, st
 CompiledNet CompiledNet::build(const net::PetriNet& net, const std::vector<net::MarkingExpr>& tracked,
                                const std::vector<uint32_t>& counted,
                                uint64_t unbounded_tokens) {
+    std::vector<CountColumn> columns;
+    for (uint32_t t : counted) columns.push_back({{t, 1.0}});
+    return build_columns(net, tracked, columns, unbounded_tokens);
+}
+
+CompiledNet CompiledNet::build_columns(const net::PetriNet& net,
+                                       const std::vector<net::MarkingExpr>& tracked,
+                                       const std::vector<CountColumn>& columns,
+                                       uint64_t unbounded_tokens) {
     CompiledNet c;
     c.num_places = static_cast<uint32_t>(net.places.size());
     c.num_transitions = static_cast<uint32_t>(net.transitions.size());
@@ -130,17 +139,27 @@ CompiledNet CompiledNet::build(const net::PetriNet& net, const std::vector<net::
                                  place_exprs[p].end());
         append_range(c.place_exprs, b, c.place_expr_pool.size());
     }
-    for (uint32_t t : counted)
-        if (t >= c.num_transitions)
-            throw SolveError(SolveError::Kind::Invalid, "a measure refers to a missing transition");
-    c.counted = counted;
+    std::vector<std::vector<CountTerm>> terms(c.num_transitions);
+    for (uint32_t col = 0; col < columns.size(); ++col)
+        for (auto [t, coef] : columns[col]) {
+            if (t >= c.num_transitions)
+                throw SolveError(SolveError::Kind::Invalid,
+                                 "a measure refers to a missing transition");
+            terms[t].push_back({col, coef});
+        }
+    for (uint32_t t = 0; t < c.num_transitions; ++t) {
+        const std::size_t b = c.count_pool.size();
+        c.count_pool.insert(c.count_pool.end(), terms[t].begin(), terms[t].end());
+        append_range(c.count_terms, b, c.count_pool.size());
+    }
+    c.num_count_columns = static_cast<uint32_t>(columns.size());
     return c;
 }
 
 SimEngine::SimEngine(const CompiledNet& net, uint64_t seed, uint64_t stream)
     : net_(net), rng_(seed, stream) {
     marking_ = net.initial;
-    fired_.assign(net.num_transitions, 0);
+    counts_.assign(net.num_count_columns, 0.0);
     clocks_.resize(net.num_transitions);
     suspended_.resize(net.num_transitions);
     cur_speed_.assign(net.num_transitions, 1.0);
@@ -292,7 +311,11 @@ void SimEngine::update(uint32_t t) {
 
 SimEngine::Status SimEngine::fire(uint32_t t) {
     ++events_;
-    ++fired_[t];
+    const CompiledNet::Range ct = net_.count_terms[t];
+    for (uint32_t i = ct.begin; i < ct.end; ++i) {
+        const CompiledNet::CountTerm& k = net_.count_pool[i];
+        counts_[k.column] += k.coef;
+    }
     if (++epoch_ == 0) {
         std::fill(stamp_.begin(), stamp_.end(), 0);
         epoch_ = 1;
@@ -445,7 +468,7 @@ SimEngine::Status SimEngine::run_events(uint64_t n) {
 }
 
 void SimEngine::snapshot(double* out) const {
-    for (uint32_t t : net_.counted) *out++ = static_cast<double>(fired_[t]);
+    for (double c : counts_) *out++ = c;
     for (uint32_t e = 0; e < expr_value_.size(); ++e)
         *out++ = expr_integral_[e] + expr_value_[e] * (now_ - expr_last_[e]);
 }

@@ -53,8 +53,16 @@ struct CompiledNet {
     /// Marking expressions: speeds first, then the time-averaged expressions of measures.
     std::vector<net::MarkingExpr> exprs;
     uint32_t first_tracked_expr = 0;   // exprs[first_tracked_expr..] are time-averaged
-    /// Transitions whose firing counts measures read (order of snapshot columns).
-    std::vector<uint32_t> counted;
+    /// Count columns of a snapshot: when transition t fires, every (column, coef) of
+    /// count_terms[t] adds coef to that column (a weighted firing count). Only the transitions
+    /// that measures read have terms, so the cost per firing is independent of the net size.
+    struct CountTerm {
+        uint32_t column;
+        double coef;
+    };
+    std::vector<Range> count_terms;    // per transition
+    std::vector<CountTerm> count_pool;
+    uint32_t num_count_columns = 0;
 
     std::vector<std::string> place_names, transition_names;
 
@@ -63,10 +71,17 @@ struct CompiledNet {
     /// simulator cannot run (e.g. a timed source with infinite servers).
     static CompiledNet build(const net::PetriNet& net, const std::vector<net::MarkingExpr>& tracked,
                              const std::vector<uint32_t>& counted, uint64_t unbounded_tokens);
+    /// As build(), with general count columns: column c accumulates Σ coef over the firings of
+    /// the (transition, coef) pairs of `columns[c]`.
+    using CountColumn = std::vector<std::pair<uint32_t, double>>;
+    static CompiledNet build_columns(const net::PetriNet& net,
+                                     const std::vector<net::MarkingExpr>& tracked,
+                                     const std::vector<CountColumn>& columns,
+                                     uint64_t unbounded_tokens);
 
     uint32_t num_tracked() const { return static_cast<uint32_t>(exprs.size()) - first_tracked_expr; }
-    /// Width of a snapshot row: counted transitions then tracked integrals.
-    uint32_t snapshot_width() const { return static_cast<uint32_t>(counted.size()) + num_tracked(); }
+    /// Width of a snapshot row: count columns then tracked integrals.
+    uint32_t snapshot_width() const { return num_count_columns + num_tracked(); }
 };
 
 /// The state of one replication. Nothing in run_until() allocates once the per-transition
@@ -100,8 +115,8 @@ public:
     /// Place or transition the last error concerns.
     uint32_t error_element() const { return error_element_; }
 
-    /// Writes snapshot_width() cumulative values at now(): firing counts of the counted
-    /// transitions, then ∫ expr dt over [0, now()] of every tracked expression.
+    /// Writes snapshot_width() cumulative values at now(): the count columns (weighted firing
+    /// counts), then ∫ expr dt over [0, now()] of every tracked expression.
     void snapshot(double* out) const;
     /// A description of the tangible state (marking, then per transition its running clocks'
     /// remaining work and suspended work) used to find the period of deterministic nets.
@@ -130,7 +145,7 @@ private:
     uint32_t error_element_ = 0;
     Status status_ = Status::Ok;  // sticky error raised inside update()
     std::vector<uint32_t> marking_;
-    std::vector<uint64_t> fired_;                // per transition
+    std::vector<double> counts_;                 // per count column
 
     // Clocks ("server slots"): per transition the running slots in start order.
     std::vector<std::vector<uint32_t>> clocks_;

@@ -12,6 +12,7 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -32,6 +33,15 @@ using Status = SimEngine::Status;
 
 constexpr uint32_t kReplications = 16;
 constexpr uint64_t kPilotEvents = 20'000;
+// The pilot continues (doubling) until the first measure's transitions fired kPilotActivity
+// times, up to kMaxPilotEvents timed firings.
+constexpr double kPilotActivity = 20;
+constexpr uint64_t kMaxPilotEvents = 2'000'000;
+// A batch is long enough for kBatchActivity firings of the first measure's transitions.
+constexpr double kBatchActivity = 2;
+// Precision is only claimed when every replication's kept window holds at least this many
+// firings of the first measure's transitions per transition of the measure.
+constexpr double kMinWindowActivity = 100;
 constexpr double kBatchEvents = 1'000;        // target timed firings per batch (one replication)
 constexpr std::size_t kFirstRoundBatches = 32;
 constexpr std::size_t kMaxBatches = 512;      // more → adjacent batches are merged
@@ -106,26 +116,31 @@ std::string marking_text(const CompiledNet& cn, const std::vector<uint32_t>& m) 
     throw SolveError(SolveError::Kind::Invalid, "simulation stopped" + at);
 }
 
-/// How each measure reads a snapshot row.
+/// How each measure reads a snapshot row. A throughput measure reads one column, the weighted
+/// count Σ coef·firings; an inverse-throughput measure one count column per term; a time
+/// average its integral column.
 struct MeasurePlan {
     net::Measure::Kind kind;
     std::vector<std::pair<uint32_t, double>> terms;  // (column, coef)
     uint32_t expr_col = 0;
+    double max_coef = 0;  // largest |coef| of a throughput term (zero-firing bound)
 };
 
-/// Value of measure `m` over a window of length `span` given the row difference `diff`.
-double measure_value(const MeasurePlan& m, const double* diff, double span) {
+/// Value of measure `m` over a window of length `span` between snapshot rows `a` and `b`.
+double measure_value(const MeasurePlan& m, const double* a, const double* b, double span) {
     switch (m.kind) {
         case net::Measure::Kind::Throughput: {
             double s = 0;
-            for (auto [col, coef] : m.terms) s += coef * diff[col];
+            for (auto [col, coef] : m.terms) s += coef * (b[col] - a[col]);
             return s / span;
         }
-        case net::Measure::Kind::TimeAverage: return diff[m.expr_col] / span;
+        case net::Measure::Kind::TimeAverage: return (b[m.expr_col] - a[m.expr_col]) / span;
         case net::Measure::Kind::MeanInverseThroughput: {
             double s = 0;
-            for (auto [col, coef] : m.terms)
-                s += diff[col] > 0 ? coef * span / diff[col] : std::numeric_limits<double>::infinity();
+            for (auto [col, coef] : m.terms) {
+                const double d = b[col] - a[col];
+                s += d > 0 ? coef * span / d : std::numeric_limits<double>::infinity();
+            }
             return s;
         }
     }
@@ -134,10 +149,10 @@ double measure_value(const MeasurePlan& m, const double* diff, double span) {
 
 /// Series used by MSER for a measure: its batch value, or for an inverse-throughput measure
 /// the total throughput of its terms (finite in every batch).
-double mser_value(const MeasurePlan& m, const double* diff, double span) {
-    if (m.kind != net::Measure::Kind::MeanInverseThroughput) return measure_value(m, diff, span);
+double mser_value(const MeasurePlan& m, const double* a, const double* b, double span) {
+    if (m.kind != net::Measure::Kind::MeanInverseThroughput) return measure_value(m, a, b, span);
     double s = 0;
-    for (auto [col, coef] : m.terms) s += diff[col];
+    for (auto [col, coef] : m.terms) s += b[col] - a[col];
     return s / span;
 }
 
@@ -159,7 +174,7 @@ bool solve_periodic(const CompiledNet& cn, SimEngine& e, const std::vector<Measu
     };
     const uint32_t w = cn.snapshot_width();
     std::vector<Record> records;
-    std::vector<double> sigs, snaps, sig, snap(w), diff(w);
+    std::vector<double> sigs, snaps, sig, snap(w);
     std::unordered_map<uint64_t, std::vector<uint32_t>> by_marking;
     while (records.size() < kMaxPeriodRecords) {
         const Status st = e.settle();
@@ -173,9 +188,10 @@ bool solve_periodic(const CompiledNet& cn, SimEngine& e, const std::vector<Measu
                 continue;
             const double period = e.now() - rec.time;
             if (!(period > 0)) continue;
-            for (uint32_t c = 0; c < w; ++c) diff[c] = snap[c] - snaps[rec.snap_begin + c];
             values.clear();
-            for (const MeasurePlan& m : plans) values.push_back(measure_value(m, diff.data(), period));
+            for (const MeasurePlan& m : plans)
+                values.push_back(
+                    measure_value(m, snaps.data() + rec.snap_begin, snap.data(), period));
             return true;
         }
         if (sigs.size() + sig.size() > kMaxPeriodDoubles) return false;
@@ -189,10 +205,18 @@ bool solve_periodic(const CompiledNet& cn, SimEngine& e, const std::vector<Measu
     return false;
 }
 
+/// A number in [0, 1) fixed by (seed, replication), independent of the replication's stream.
+double phase_offset(uint64_t seed, uint32_t r) {
+    uint64_t st = seed ^ (0x5851f42d4c957f2dULL * (r + 1));
+    splitmix64(st);
+    return static_cast<double>(splitmix64(st) >> 11) * 0x1.0p-53;
+}
+
 /// Per-replication state kept across rounds.
 struct Replication {
     std::unique_ptr<SimEngine> engine;
     std::vector<double> rows;  // (batches + 1) snapshot rows of width w
+    double offset = 0;         // simulated time of the first row
     Status status = Status::Ok;
 };
 
@@ -205,29 +229,82 @@ SolveResult simulate(const net::PetriNet& net, const SolveOptions& options) {
     if (!(options.confidence > 0 && options.confidence < 1))
         throw SolveError(SolveError::Kind::Invalid, "confidence must lie in (0, 1)");
 
-    // Measures → counted transitions and time-averaged expressions.
-    std::vector<uint32_t> counted;
+    // Measures → count columns and time-averaged expressions. A throughput measure gets one
+    // weighted column; an inverse-throughput measure one unweighted column per transition
+    // (shared between measures). The last count column is the first measure's activity: the
+    // firings of its transitions, or of the transitions that change a place its expression
+    // reads.
+    std::vector<CompiledNet::CountColumn> columns;
+    std::unordered_map<uint32_t, uint32_t> count_column_of;
     std::vector<net::MarkingExpr> tracked;
     std::vector<MeasurePlan> plans;
     for (const net::Measure& m : net.measures) {
-        MeasurePlan p{m.kind, {}, 0};
+        MeasurePlan p{m.kind, {}, 0, 0};
         if (m.kind == net::Measure::Kind::TimeAverage) {
             p.expr_col = static_cast<uint32_t>(tracked.size());
             tracked.push_back(m.expr);
+        } else if (m.kind == net::Measure::Kind::Throughput) {
+            CompiledNet::CountColumn col;
+            for (const net::Measure::Term& term : m.terms) {
+                col.push_back({term.transition.value, term.coef});
+                p.max_coef = std::max(p.max_coef, std::fabs(term.coef));
+            }
+            p.terms.push_back({static_cast<uint32_t>(columns.size()), 1.0});
+            columns.push_back(std::move(col));
         } else {
             for (const net::Measure::Term& term : m.terms) {
-                auto it = std::find(counted.begin(), counted.end(), term.transition.value);
-                if (it == counted.end()) it = counted.insert(counted.end(), term.transition.value);
-                p.terms.push_back({static_cast<uint32_t>(it - counted.begin()), term.coef});
+                auto [it, fresh] = count_column_of.try_emplace(
+                    term.transition.value, static_cast<uint32_t>(columns.size()));
+                if (fresh) columns.push_back({{term.transition.value, 1.0}});
+                p.terms.push_back({it->second, term.coef});
             }
         }
         plans.push_back(std::move(p));
     }
+    // Activity of the first measure and the number of transitions it is spread over.
+    double activity_transitions = 1;
+    {
+        CompiledNet::CountColumn act;
+        if (!net.measures.empty()) {
+            const net::Measure& m0 = net.measures.front();
+            if (m0.kind == net::Measure::Kind::TimeAverage) {
+                std::vector<uint8_t> reads(net.places.size(), 0);
+                for (uint32_t pl : m0.expr.places())
+                    if (pl < reads.size()) reads[pl] = 1;
+                for (uint32_t t = 0; t < net.transitions.size(); ++t) {
+                    const net::Transition& tr = net.transitions[t];
+                    std::unordered_map<uint32_t, int64_t> delta;
+                    for (const net::Arc& a : tr.inputs) delta[a.place.value] -= a.multiplicity;
+                    for (const net::Arc& a : tr.outputs) delta[a.place.value] += a.multiplicity;
+                    for (auto [pl, d] : delta)
+                        if (d != 0 && pl < reads.size() && reads[pl]) {
+                            act.push_back({t, 1.0});
+                            break;
+                        }
+                }
+            } else {
+                std::vector<uint32_t> ts;
+                for (const net::Measure::Term& term : m0.terms) ts.push_back(term.transition.value);
+                std::sort(ts.begin(), ts.end());
+                ts.erase(std::unique(ts.begin(), ts.end()), ts.end());
+                for (uint32_t t : ts) act.push_back({t, 1.0});
+                activity_transitions = std::max<double>(1, static_cast<double>(ts.size()));
+            }
+        }
+        columns.push_back(std::move(act));
+    }
+    const uint32_t activity_col = static_cast<uint32_t>(columns.size() - 1);
     for (MeasurePlan& p : plans)
         if (p.kind == net::Measure::Kind::TimeAverage)
-            p.expr_col += static_cast<uint32_t>(counted.size());
-    const CompiledNet cn = CompiledNet::build(net, tracked, counted, options.unbounded_tokens);
+            p.expr_col += static_cast<uint32_t>(columns.size());
+    const CompiledNet cn =
+        CompiledNet::build_columns(net, tracked, columns, options.unbounded_tokens);
     const uint32_t w = cn.snapshot_width();
+    std::vector<double> row_buf(w);
+    auto activity_of = [&](const SimEngine& e) {
+        e.snapshot(row_buf.data());
+        return row_buf[activity_col];
+    };
 
     SolveResult result;
     result.solver = "sim";
@@ -238,8 +315,7 @@ SolveResult simulate(const net::PetriNet& net, const SolveOptions& options) {
     SimEngine pilot(cn, options.seed, kPilotStream);
     if (const Status st = pilot.run_events(kPilotEvents); st != Status::Ok)
         throw_status(cn, pilot, st, "pilot run");
-    const double pilot_time = pilot.now();
-    if (!(pilot_time > 0))
+    if (!(pilot.now() > 0))
         throw SolveError(SolveError::Kind::Deadlock,
                          "time does not advance: " + std::to_string(kPilotEvents) +
                              " timed firings all happen at t=0");
@@ -267,7 +343,22 @@ SolveResult simulate(const net::PetriNet& net, const SolveOptions& options) {
     const bool deterministic = pilot.rng_draws() == 0;
     const uint32_t n_rep = deterministic ? 1 : kReplications;
 
-    double batch_len = pilot_time * kBatchEvents / static_cast<double>(kPilotEvents);
+    // Batch length: ≈ kBatchEvents timed firings, and long enough for kBatchActivity firings of
+    // the first measure. A measure that fires rarely extends the pilot (doubling) until it has
+    // fired kPilotActivity times or the pilot reached kMaxPilotEvents timed firings.
+    uint64_t pilot_events = kPilotEvents;
+    if (!deterministic) {
+        while (activity_of(pilot) < kPilotActivity && pilot_events < kMaxPilotEvents) {
+            if (const Status st = pilot.run_events(pilot_events); st != Status::Ok)
+                throw_status(cn, pilot, st, "pilot run");
+            pilot_events *= 2;
+        }
+    }
+    const double pilot_time = pilot.now();
+    const double pilot_activity = activity_of(pilot);
+    double batch_len = pilot_time * kBatchEvents / static_cast<double>(pilot_events);
+    if (pilot_activity > 0)
+        batch_len = std::max(batch_len, pilot_time * kBatchActivity / pilot_activity);
     std::size_t batches = 0;
     std::size_t target = kFirstRoundBatches;
     std::vector<Replication> reps(n_rep);
@@ -287,11 +378,22 @@ SolveResult simulate(const net::PetriNet& net, const SolveOptions& options) {
                 Replication& rep = reps[r];
                 if (!rep.engine) {
                     rep.engine = std::make_unique<SimEngine>(cn, options.seed, r);
-                    rep.rows.assign(w, 0.0);
+                    // Batch boundaries of replication r start at a pseudo-random offset in
+                    // [0, L): with every replication started in the same state, a nearly
+                    // periodic process would otherwise put the same firings at the window
+                    // ends in every replication, and the count's discretisation error would
+                    // be common to all of them (unseen by the interval). With a random phase
+                    // the count over a window is unbiased and its error independent.
+                    rep.offset = phase_offset(options.seed, r) * batch_len;
+                    rep.status = rep.engine->run_until(rep.offset, deadline);
+                    if (rep.status != Status::Ok) return;
+                    rep.rows.resize(w);
+                    rep.engine->snapshot(rep.rows.data());
                 }
                 rep.rows.reserve((target + 1) * w);
                 for (std::size_t b = batches + 1; b <= target; ++b) {
-                    rep.status = rep.engine->run_until(static_cast<double>(b) * batch_len, deadline);
+                    rep.status = rep.engine->run_until(
+                        rep.offset + static_cast<double>(b) * batch_len, deadline);
                     if (rep.status != Status::Ok) return;
                     const std::size_t at = rep.rows.size();
                     rep.rows.resize(at + w);
@@ -312,33 +414,44 @@ SolveResult simulate(const net::PetriNet& net, const SolveOptions& options) {
         }
         batches = target;
 
-        // Warm-up: MSER on the cross-replication mean series of each measure.
+        // Warm-up: MSER on the cross-replication mean series of each measure. With several
+        // replications the cut is cross-fitted: the cut found on the odd replications is
+        // applied to the even ones and vice versa, so that no estimate is computed on the data
+        // that chose its own truncation point (choosing it on the same data biases the
+        // estimate by a fraction of its standard error and makes the interval too narrow).
         const std::size_t half = batches / 2;
-        std::vector<std::size_t> cuts(plans.size());
-        std::vector<double> series(batches), diff(w);
+        std::vector<std::array<std::size_t, 2>> cuts(plans.size());
+        std::vector<double> series(batches), series_part[2] = {std::vector<double>(batches),
+                                                               std::vector<double>(batches)};
         auto window = [&](const Replication& rep, const MeasurePlan& m, std::size_t from,
                           std::size_t to) {
-            const double* a = rep.rows.data() + from * w;
-            const double* b = rep.rows.data() + to * w;
-            for (uint32_t c = 0; c < w; ++c) diff[c] = b[c] - a[c];
-            return measure_value(m, diff.data(), static_cast<double>(to - from) * batch_len);
+            return measure_value(m, rep.rows.data() + from * w, rep.rows.data() + to * w,
+                                 static_cast<double>(to - from) * batch_len);
         };
         suspect_transient.clear();
         for (std::size_t i = 0; i < plans.size(); ++i) {
             const MeasurePlan& m = plans[i];
             for (std::size_t b = 0; b < batches; ++b) {
-                double s = 0;
-                for (const Replication& rep : reps) {
-                    const double* row = rep.rows.data() + b * w;
-                    for (uint32_t c = 0; c < w; ++c) diff[c] = row[w + c] - row[c];
-                    s += mser_value(m, diff.data(), batch_len);
+                double s[2] = {0, 0};
+                for (uint32_t r = 0; r < n_rep; ++r) {
+                    const double* row = reps[r].rows.data() + b * w;
+                    s[r & 1] += mser_value(m, row, row + w, batch_len);
                 }
-                series[b] = s / n_rep;
+                series[b] = (s[0] + s[1]) / n_rep;
+                series_part[0][b] = s[0];
+                series_part[1][b] = s[1];
             }
-            cuts[i] = mser_truncation(series);
+            if (n_rep > 1) {
+                // cuts[i][k]: the cut applied to replications of parity k.
+                cuts[i][0] = mser_truncation(series_part[1]);
+                cuts[i][1] = mser_truncation(series_part[0]);
+            } else {
+                cuts[i][0] = cuts[i][1] = mser_truncation(series);
+            }
+            const std::size_t cut = std::max(cuts[i][0], cuts[i][1]);
             // MSER at its limit (half the run) may be noise or a transient longer than the run:
             // a paired test across replications of first half vs second half tells them apart.
-            if (cuts[i] >= half && half > 0 && n_rep > 1) {
+            if (cut >= half && half > 0 && n_rep > 1) {
                 std::vector<double> d;
                 for (const Replication& rep : reps)
                     d.push_back(window(rep, m, 0, half) - window(rep, m, half, batches));
@@ -359,17 +472,21 @@ SolveResult simulate(const net::PetriNet& net, const SolveOptions& options) {
         // ends), replication 0's kept batches are split into 16 consecutive groups instead, so
         // that the interval reflects that granularity rather than claiming zero width.
         std::vector<std::vector<double>> samples(plans.size());
+        std::vector<double> sample_span(plans.size());  // simulated time behind each sample
         for (std::size_t i = 0; i < plans.size(); ++i) {
             if (!deterministic) {
-                for (const Replication& rep : reps)
-                    samples[i].push_back(window(rep, plans[i], cuts[i], batches));
+                for (uint32_t r = 0; r < n_rep; ++r)
+                    samples[i].push_back(window(reps[r], plans[i], cuts[i][r & 1], batches));
+                sample_span[i] = static_cast<double>(batches - std::max(cuts[i][0], cuts[i][1])) *
+                                 batch_len;
                 const bool all_equal = std::all_of(samples[i].begin(), samples[i].end(),
                                                    [&](double x) { return x == samples[i][0]; });
                 if (!all_equal) continue;
                 samples[i].clear();
             }
             const std::size_t groups = kReplications;
-            const std::size_t per = (batches - cuts[i]) / groups;
+            const std::size_t per = (batches - cuts[i][0]) / groups;
+            sample_span[i] = static_cast<double>(per) * batch_len;
             const std::size_t start = batches - per * groups;
             for (std::size_t g = 0; g < groups; ++g)
                 samples[i].push_back(
@@ -381,10 +498,38 @@ SolveResult simulate(const net::PetriNet& net, const SolveOptions& options) {
             est.mean = ci.mean;
             est.ci_low = ci.mean - ci.half_width;
             est.ci_high = ci.mean + ci.half_width;
+            // A throughput whose transitions never fired in any window is not known to be 0:
+            // with no firing in a total time T the rate is below −ln(1 − confidence)/T at the
+            // requested confidence (Poisson), so the interval is [0, that bound × max |coef|].
+            if (plans[i].kind == net::Measure::Kind::Throughput && ci.half_width == 0 &&
+                ci.mean == 0 && plans[i].max_coef > 0) {
+                const double span = sample_span[i] * static_cast<double>(samples[i].size());
+                est.ci_high = -std::log1p(-options.confidence) / span * plans[i].max_coef;
+                est.ci_low = 0;
+                est.mean = 0;
+            }
+        }
+        // Enough activity: every replication's kept window of the first measure holds at least
+        // kMinWindowActivity firings per transition of the measure (the batch-group fallback:
+        // every group).
+        bool enough_activity = true;
+        if (!columns[activity_col].empty()) {  // empty: a constant expression
+            const std::size_t cut0 = std::max(cuts[0][0], cuts[0][1]);
+            double least = std::numeric_limits<double>::infinity();
+            for (uint32_t r = 0; r < n_rep; ++r) {
+                const double* a = reps[r].rows.data() + cut0 * w;
+                const double* b = reps[r].rows.data() + batches * w;
+                least = std::min(least, b[activity_col] - a[activity_col]);
+            }
+            // With the fallback, samples come from groups of replication 0: scale down.
+            const double group_share = sample_span[0] /
+                                       (static_cast<double>(batches - cut0) * batch_len);
+            if (group_share < 0.999) least *= group_share;
+            enough_activity = least >= kMinWindowActivity * activity_transitions;
         }
         const MeasureEstimate& first = result.measures.front();
         const double hw = (first.ci_high - first.ci_low) / 2;
-        if (hw <= options.precision * std::fabs(first.mean)) {
+        if (enough_activity && hw <= options.precision * std::fabs(first.mean)) {
             result.precision_reached = true;
             break;
         }
