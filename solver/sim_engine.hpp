@@ -84,6 +84,50 @@ struct CompiledNet {
     uint32_t snapshot_width() const { return num_count_columns + num_tracked(); }
 };
 
+/// A list of server slots with room for two inline: single- and two-server transitions (most of
+/// a large net) never allocate, so starting a replication of a net with 10⁵ transitions costs
+/// no 10⁵ heap allocations.
+class SlotList {
+public:
+    SlotList() = default;
+    SlotList(const SlotList&) = delete;
+    SlotList& operator=(const SlotList&) = delete;
+    SlotList(SlotList&& o) noexcept : size_(o.size_), cap_(o.cap_), u_(o.u_) { o.cap_ = 0; o.size_ = 0; }
+    ~SlotList() { if (cap_ > kInline) delete[] u_.heap; }
+    uint32_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    uint32_t* begin() { return data(); }
+    uint32_t* end() { return data() + size_; }
+    const uint32_t* begin() const { return data(); }
+    const uint32_t* end() const { return data() + size_; }
+    uint32_t& operator[](uint32_t i) { return data()[i]; }
+    uint32_t back() const { return data()[size_ - 1]; }
+    void pop_back() { --size_; }
+    void push_back(uint32_t v) {
+        if (size_ == capacity()) grow();
+        data()[size_++] = v;
+    }
+
+private:
+    static constexpr uint32_t kInline = 2;
+    uint32_t capacity() const { return cap_ > kInline ? cap_ : kInline; }
+    uint32_t* data() { return cap_ > kInline ? u_.heap : u_.in; }
+    const uint32_t* data() const { return cap_ > kInline ? u_.heap : u_.in; }
+    void grow() {
+        const uint32_t nc = capacity() * 2;
+        uint32_t* h = new uint32_t[nc];
+        for (uint32_t i = 0; i < size_; ++i) h[i] = data()[i];
+        if (cap_ > kInline) delete[] u_.heap;
+        u_.heap = h;
+        cap_ = nc;
+    }
+    uint32_t size_ = 0, cap_ = 0;
+    union U {
+        uint32_t in[kInline];
+        uint32_t* heap;
+    } u_{};
+};
+
 /// The state of one replication. Nothing in run_until() allocates once the per-transition
 /// clock lists have reached their steady-state size, throws, or calls virtual functions.
 class SimEngine {
@@ -148,7 +192,7 @@ private:
     std::vector<double> counts_;                 // per count column
 
     // Clocks ("server slots"): per transition the running slots in start order.
-    std::vector<std::vector<uint32_t>> clocks_;
+    std::vector<SlotList> clocks_;
     std::vector<std::vector<double>> suspended_;  // age memory: remaining work of paused clocks
     std::vector<uint32_t> slot_owner_, slot_index_;
     std::vector<double> slot_work_, slot_ref_;   // speed: work left at slot_ref_ time

@@ -41,7 +41,7 @@ constexpr uint64_t kMaxPilotEvents = 2'000'000;
 constexpr double kBatchActivity = 2;
 // Precision is only claimed when every replication's kept window holds at least this many
 // firings of the first measure's transitions per transition of the measure.
-constexpr double kMinWindowActivity = 100;
+constexpr double kMinWindowActivity = 10;
 constexpr double kBatchEvents = 1'000;        // target timed firings per batch (one replication)
 constexpr std::size_t kFirstRoundBatches = 32;
 constexpr std::size_t kMaxBatches = 512;      // more → adjacent batches are merged

@@ -198,3 +198,28 @@ TEST_CASE("sim truth: a deterministic sub-process inside a random net") {
     check_covers(r.measures[0], 1 / 0.6, 0.001);
     check_covers(r.measures[1], 0.5, 0.05);
 }
+
+// A throughput whose transition first fires long after the pilot: `tick` (exp, rate 1/s) gives
+// the pilot its 20,000 timed firings in ≈ 20,000 s, while `slow` (det(40,000 s) around a
+// one-token loop) fires at 40,000, 80,000, … s, so its throughput is exactly 1/40,000 per s.
+// Sizing batches by timed firings alone (≈ 1,000 s each, 32 of them in the first round) saw no
+// firing of `slow` in any replication and reported 0 with a zero-width interval and the
+// precision reached. The pilot now runs on until `slow` fired 20 times and a batch holds ≈ 2
+// of its firings; precision is only claimed when every replication's kept window holds ≥ 10.
+TEST_CASE("sim truth: a first firing long after the pilot gives no zero-width interval") {
+    NetBuilder b("late_first_firing");
+    const uint32_t f = b.place("f", 1), s = b.place("s", 1);
+    const uint32_t slow = b.timed("slow", det(40'000), {{s, 1}}, {{s, 1}});
+    b.timed("tick", exp_rate(1), {{f, 1}}, {{f, 1}});
+    b.throughput("X", slow);
+    solver::SolveOptions o = truth_options(0.01);
+    o.max_time_s = 30;
+    const auto r = solver::simulate(b.net, o);
+    const auto& e = r.measures[0];
+    INFO("mean " << e.mean << " CI [" << e.ci_low << ", " << e.ci_high << "]");
+    CHECK(e.ci_high > e.ci_low);  // never a zero-width interval
+    CHECK(e.ci_low <= 1 / 40'000.0);
+    CHECK(1 / 40'000.0 <= e.ci_high);
+    if (r.precision_reached) CHECK((e.ci_high - e.ci_low) / 2 <= 0.01 * e.mean);
+    CHECK(r.precision_reached);  // ≈ 40 M firings: well within the 30 s cap
+}
