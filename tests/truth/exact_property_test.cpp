@@ -67,13 +67,17 @@ sgdnet::net::PetriNet random_net(uint64_t seed) {
 
 }  // namespace
 
-TEST_CASE("simulation CIs cover the exact values on >= 90% of 40 random nets") {
+// 100 nets: with 40, a perfectly calibrated 95% interval still falls under 90% coverage about 5%
+// of the time (binomial tail), so the check would say more about the draw than the simulator.
+constexpr int kNets = 100;
+
+TEST_CASE("simulation CIs cover the exact values on >= 90% of 100 random nets") {
     // SGDNET_PROPERTY_SEED overrides the first seed (to measure coverage over other net sets).
     const char* env = std::getenv("SGDNET_PROPERTY_SEED");
     const uint64_t base_seed = env ? std::strtoull(env, nullptr, 10) : 20240601;
     int nets = 0, skipped = 0, covered_first = 0, pairs = 0, covered_pairs = 0;
-    for (uint64_t seed = base_seed; nets < 40; ++seed) {
-        REQUIRE(seed < base_seed + 400);
+    for (uint64_t seed = base_seed; nets < kNets; ++seed) {
+        REQUIRE(seed < base_seed + 10 * kNets);
         const auto net = random_net(seed);
         SolveOptions o;
         o.solver = sgdnet::solver::SolverKind::Exact;
