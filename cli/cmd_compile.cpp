@@ -1,6 +1,4 @@
 // `sgdnet compile FILE --emit net|dot|pnml|json [-o OUT]`: prints the compiled net.
-#include <fstream>
-#include <iostream>
 
 #include "cli/commands.hpp"
 #include "compiler/emit.hpp"
@@ -40,18 +38,7 @@ Status cmd_compile(const CompileArgs& args) {
         text = with_statistics(net::print(*net),
                                compiler::net_statistics_file(*net, args.file, *options));
     }
-    if (args.output.empty() || args.output == "-") {
-        std::cout << text << std::flush;
-        return Status::Ok;
-    }
-    std::ofstream out(args.output, std::ios::binary);
-    out << text;
-    out.close();
-    if (!out) {
-        std::cerr << "error: cannot write '" << args.output << "'\n";
-        return Status::InputError;
-    }
-    return Status::Ok;
+    return write_output(args.output, text);
 }
 
 }  // namespace sgdnet::cli

@@ -1,7 +1,6 @@
 // `sgdnet import-profile PROFILE.json [-o LAYERS.sgdnet] [--name NAME]`: a one-node PyTorch
 // profile (per-layer JSON or profiler trace) → a `layers` table in the language.
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -17,18 +16,7 @@ Status cmd_import_profile(const ImportProfileArgs& args) {
     const std::string name = compiler::to_identifier(
         args.name.empty() ? std::filesystem::path(args.file).stem().string() : args.name);
     const std::string text = compiler::to_sgdnet(*profile, name);
-    if (args.output.empty() || args.output == "-") {
-        std::cout << text << std::flush;
-        return Status::Ok;
-    }
-    std::ofstream out(args.output, std::ios::binary);
-    out << text;
-    out.close();
-    if (!out) {
-        std::cerr << "error: cannot write '" << args.output << "'\n";
-        return Status::InputError;
-    }
-    return Status::Ok;
+    return write_output(args.output, text);
 }
 
 }  // namespace sgdnet::cli

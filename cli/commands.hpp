@@ -97,5 +97,8 @@ std::optional<solver::SolveOptions> make_solve_options(const RunArgs& args);
 /// Compiles `file`, printing its diagnostics (errors and warnings) to stderr as rendered.
 std::optional<net::PetriNet> compile_and_report(const std::string& file,
                                                 const compiler::CompileOptions& options);
+/// Writes `text` to `path` (stdout when `path` is "" or "-"); an unwritable file is an input
+/// error, reported on stderr.
+Status write_output(const std::string& path, const std::string& text);
 
 }  // namespace sgdnet::cli

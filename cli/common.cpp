@@ -2,6 +2,7 @@
 // diagnostics printed to stderr.
 #include <cctype>
 #include <charconv>
+#include <fstream>
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -90,6 +91,21 @@ std::optional<net::PetriNet> compile_and_report(const std::string& file,
     std::cerr << diags.render();
     if (diags.has_errors()) return std::nullopt;
     return net;
+}
+
+Status write_output(const std::string& path, const std::string& text) {
+    if (path.empty() || path == "-") {
+        std::cout << text << std::flush;
+        return Status::Ok;
+    }
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    out.close();
+    if (!out) {
+        std::cerr << "error: cannot write '" << path << "'\n";
+        return Status::InputError;
+    }
+    return Status::Ok;
 }
 
 }  // namespace sgdnet::cli

@@ -197,6 +197,9 @@ struct Ast {
     std::vector<Decl> decls;
 };
 
+/// The operator as written in the language, e.g. `+`, `<=`, `&&`.
+const char* to_string(Binary::Op op);
+
 /// Developer dump of the AST (one node per line, indented, with line:col), for debugging and
 /// golden tests of the parser.
 std::string dump(const Ast& ast);

@@ -30,7 +30,9 @@ std::string quote(const std::string& s) {
     return out + '"';
 }
 
-const char* binary_op(Binary::Op op) {
+}  // namespace
+
+const char* to_string(Binary::Op op) {
     switch (op) {
         case Binary::Op::Add: return "+";
         case Binary::Op::Sub: return "-";
@@ -49,6 +51,8 @@ const char* binary_op(Binary::Op op) {
     }
     return "?";
 }
+
+namespace {
 
 class Dumper {
 public:
@@ -94,7 +98,7 @@ public:
                     line(d, n.op == Unary::Op::Neg ? "unary -" : "unary !", &e->range);
                     expr(d + 1, n.operand.get());
                 } else if constexpr (std::is_same_v<T, Binary>) {
-                    line(d, std::string("binary ") + binary_op(n.op), &e->range);
+                    line(d, std::string("binary ") + to_string(n.op), &e->range);
                     expr(d + 1, n.lhs.get());
                     expr(d + 1, n.rhs.get());
                 } else if constexpr (std::is_same_v<T, Conditional>) {

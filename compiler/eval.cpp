@@ -97,26 +97,6 @@ double floored_mod(double a, double b) {
 
 std::string value_text(const Quantity& q) { return format_quantity(q); }
 
-const char* op_text(Binary::Op op) {
-    switch (op) {
-        case Binary::Op::Add: return "+";
-        case Binary::Op::Sub: return "-";
-        case Binary::Op::Mul: return "*";
-        case Binary::Op::Div: return "/";
-        case Binary::Op::Mod: return "%";
-        case Binary::Op::Pow: return "^";
-        case Binary::Op::Eq: return "==";
-        case Binary::Op::Ne: return "!=";
-        case Binary::Op::Lt: return "<";
-        case Binary::Op::Le: return "<=";
-        case Binary::Op::Gt: return ">";
-        case Binary::Op::Ge: return ">=";
-        case Binary::Op::And: return "&&";
-        case Binary::Op::Or: return "||";
-    }
-    return "?";
-}
-
 /// "; did you mean 5 ms?" when a bare number stands where `expected` is wanted.
 std::string unit_hint(double v, Dim expected) {
     std::string u = suggested_unit(expected);
@@ -302,7 +282,7 @@ private:
             auto* l = std::get_if<bool>(&*lv);
             auto* r = std::get_if<bool>(&*rv);
             if (!l || !r) {
-                error(e.range, std::string("`") + op_text(b.op) + "` needs booleans, got " +
+                error(e.range, std::string("`") + to_string(b.op) + "` needs booleans, got " +
                                    kind_name(l ? *rv : *lv));
                 return std::nullopt;
             }
@@ -324,7 +304,7 @@ private:
         auto* l = std::get_if<Quantity>(&*lv);
         auto* r = std::get_if<Quantity>(&*rv);
         if (!l || !r) {
-            error(e.range, std::string("`") + op_text(b.op) + "` cannot combine " +
+            error(e.range, std::string("`") + to_string(b.op) + "` cannot combine " +
                                kind_name(*lv) + " and " + kind_name(*rv));
             return std::nullopt;
         }
@@ -333,7 +313,7 @@ private:
             case Op::Sub:
             case Op::Mod: {
                 if (l->dim != r->dim) {
-                    std::string msg = std::string("`") + op_text(b.op) + "` needs operands of " +
+                    std::string msg = std::string("`") + to_string(b.op) + "` needs operands of " +
                                       "the same dimension, got " + with_article(l->dim) +
                                       " and " + with_article(r->dim);
                     if (l->dim.dimensionless() && is_literal_number(*b.lhs))
@@ -372,7 +352,7 @@ private:
             bool zero_ok = (l->value == 0 && l->dim.dimensionless()) ||
                            (r->value == 0 && r->dim.dimensionless());
             if (!zero_ok) {
-                std::string msg = std::string("`") + op_text(b.op) +
+                std::string msg = std::string("`") + to_string(b.op) +
                                   "` compares values of different dimensions: " +
                                   with_article(l->dim) + " and " + with_article(r->dim);
                 if (l->dim.dimensionless() && is_literal_number(*b.lhs))
@@ -473,7 +453,7 @@ private:
             }
             return Value{scale(d, b.op == Op::Div ? 1.0 / q->value : q->value)};
         }
-        error(e.range, std::string("`") + op_text(b.op) + "` is not defined for " +
+        error(e.range, std::string("`") + to_string(b.op) + "` is not defined for " +
                            kind_name(lv) + " and " + kind_name(rv) +
                            " (distributions support D * X, D / X, D + T and D1 + D2)");
         return std::nullopt;
