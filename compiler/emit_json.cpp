@@ -103,15 +103,6 @@ json arcs_json(const std::vector<net::Arc>& arcs) {
     return a;
 }
 
-const char* measure_kind(net::Measure::Kind k) {
-    switch (k) {
-        case net::Measure::Kind::Throughput: return "throughput";
-        case net::Measure::Kind::TimeAverage: return "time_average";
-        case net::Measure::Kind::MeanInverseThroughput: return "mean_inverse_throughput";
-    }
-    return "unknown";
-}
-
 }  // namespace
 
 std::string emit_json(const net::PetriNet& n) {
@@ -162,7 +153,7 @@ std::string emit_json(const net::PetriNet& n) {
 
     json measures = json::array();
     for (const auto& m : n.measures) {
-        json o{{"name", m.name}, {"kind", measure_kind(m.kind)}, {"unit", m.unit}};
+        json o{{"name", m.name}, {"kind", net::to_string(m.kind)}, {"unit", m.unit}};
         if (m.kind == net::Measure::Kind::TimeAverage) {
             o["expr"] = expr_json(m.expr, names);
         } else {

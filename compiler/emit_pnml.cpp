@@ -51,15 +51,6 @@ std::string name_element(const std::string& name) {
 
 const std::string kTool = "<toolspecific tool=\"sgdnet\" version=\"" SGDNET_VERSION "\">";
 
-std::string measure_kind(net::Measure::Kind k) {
-    switch (k) {
-        case net::Measure::Kind::Throughput: return "throughput";
-        case net::Measure::Kind::TimeAverage: return "time_average";
-        case net::Measure::Kind::MeanInverseThroughput: return "mean_inverse_throughput";
-    }
-    return "unknown";
-}
-
 }  // namespace
 
 std::string emit_pnml(const net::PetriNet& net) {
@@ -77,7 +68,7 @@ std::string emit_pnml(const net::PetriNet& net) {
             out += "      <param name=\"" + xml(p.name) + "\" value=\"" + number(p.value) + "\"/>\n";
         }
         for (const auto& m : net.measures) {
-            out += "      <measure name=\"" + xml(m.name) + "\" kind=\"" + measure_kind(m.kind) +
+            out += "      <measure name=\"" + xml(m.name) + "\" kind=\"" + net::to_string(m.kind) +
                    "\" unit=\"" + xml(m.unit) + "\"";
             if (m.kind == net::Measure::Kind::TimeAverage) {
                 out += " expr=\"" + xml(m.expr.to_string(names)) + "\"/>\n";

@@ -92,6 +92,9 @@ struct Measure {
     bool operator==(const Measure&) const = default;
 };
 
+/// `throughput`, `time_average` or `mean_inverse_throughput` (the exporters' spelling).
+const char* to_string(Measure::Kind kind);
+
 /// A parameter value as the net was compiled with (after --set), canonical units.
 struct NetParam {
     std::string name;
