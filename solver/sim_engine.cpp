@@ -43,7 +43,10 @@ CompiledNet CompiledNet::build_columns(const net::PetriNet& net,
         c.limit.push_back(bounded ? *p.bound : max_tokens);
         c.limit_is_bound.push_back(bounded ? 1 : 0);
     }
-    std::vector<std::vector<uint32_t>> readers(c.num_places);
+    // place_interest[p]: the last interest created for p (it belongs to the current transition
+    // when its id is at least the transition's first interest).
+    constexpr uint32_t kNoInterest = std::numeric_limits<uint32_t>::max();
+    std::vector<uint32_t> place_interest(c.num_places, kNoInterest);
     for (uint32_t t = 0; t < c.num_transitions; ++t) {
         const net::Transition& tr = net.transitions[t];
         c.transition_names.push_back(tr.name);
@@ -52,19 +55,27 @@ CompiledNet CompiledNet::build_columns(const net::PetriNet& net,
                 throw SolveError(SolveError::Kind::Invalid,
                                  "transition '" + tr.name + "' refers to a missing place", {}, t);
         };
+        // Interests: the distinct places of the input and inhibitor arcs, then of the speed.
+        const std::size_t first_interest = c.interest_pool.size();
+        auto interest_of = [&](uint32_t p) {
+            check_place(p);
+            const uint32_t seen = place_interest[p];
+            if (seen != kNoInterest && seen >= first_interest) return seen;
+            const auto id = static_cast<uint32_t>(c.interest_pool.size());
+            c.interest_pool.push_back(p);
+            c.interest_owner.push_back(t);
+            place_interest[p] = id;
+            return id;
+        };
         std::size_t b = c.arc_pool.size();
-        for (const net::Arc& a : tr.inputs) {
-            check_place(a.place.value);
-            c.arc_pool.push_back({a.place.value, std::max<uint32_t>(1, a.multiplicity)});
-            readers[a.place.value].push_back(t);
-        }
+        for (const net::Arc& a : tr.inputs)
+            c.arc_pool.push_back({a.place.value, std::max<uint32_t>(1, a.multiplicity),
+                                  interest_of(a.place.value)});
         append_range(c.inputs, b, c.arc_pool.size());
         b = c.arc_pool.size();
-        for (const net::Arc& a : tr.inhibitors) {
-            check_place(a.place.value);
-            c.arc_pool.push_back({a.place.value, std::max<uint32_t>(1, a.multiplicity)});
-            readers[a.place.value].push_back(t);
-        }
+        for (const net::Arc& a : tr.inhibitors)
+            c.arc_pool.push_back({a.place.value, std::max<uint32_t>(1, a.multiplicity),
+                                  interest_of(a.place.value)});
         append_range(c.inhibitors, b, c.arc_pool.size());
         std::map<uint32_t, int64_t> delta;
         for (const net::Arc& a : tr.inputs) delta[a.place.value] -= a.multiplicity;
@@ -78,6 +89,9 @@ CompiledNet CompiledNet::build_columns(const net::PetriNet& net,
         append_range(c.deltas, b, c.delta_pool.size());
 
         const bool imm = tr.kind == net::TransitionKind::Immediate;
+        if (!imm && tr.speed)
+            for (uint32_t p : tr.speed->places()) interest_of(p);
+        append_range(c.interests, first_interest, c.interest_pool.size());
         c.immediate.push_back(imm ? 1 : 0);
         c.servers.push_back(std::max<uint32_t>(1, tr.servers));
         c.priority.push_back(tr.priority);
@@ -107,21 +121,9 @@ CompiledNet CompiledNet::build_columns(const net::PetriNet& net,
         if (tr.speed && !tr.speed->code.empty()) {
             c.speed.push_back(static_cast<int32_t>(c.exprs.size()));
             c.exprs.push_back(*tr.speed);
-            for (uint32_t p : tr.speed->places()) {
-                check_place(p);
-                readers[p].push_back(t);
-            }
         } else {
             c.speed.push_back(-1);
         }
-    }
-    for (uint32_t p = 0; p < c.num_places; ++p) {
-        auto& r = readers[p];
-        std::sort(r.begin(), r.end());
-        r.erase(std::unique(r.begin(), r.end()), r.end());
-        const std::size_t b = c.reader_pool.size();
-        c.reader_pool.insert(c.reader_pool.end(), r.begin(), r.end());
-        append_range(c.readers, b, c.reader_pool.size());
     }
     c.first_tracked_expr = static_cast<uint32_t>(c.exprs.size());
     std::vector<std::vector<uint32_t>> place_exprs(c.num_places);
@@ -164,6 +166,11 @@ SimEngine::SimEngine(const CompiledNet& net, uint64_t seed, uint64_t stream)
     suspended_.resize(net.num_transitions);
     cur_speed_.assign(net.num_transitions, 1.0);
     imm_pos_.assign(net.num_transitions, EventQueue::kNone);
+    watch_head_.assign(net.num_places, EventQueue::kNone);
+    watch_.resize(net.interest_pool.size());
+    for (std::size_t i = 0; i < watch_.size(); ++i)
+        watch_[i] = {EventQueue::kNone, EventQueue::kNone, net.interest_owner[i], 0};
+    watch_mode_.assign(net.num_transitions, kWatchNone);
     stamp_.assign(net.num_transitions, 0);
     pending_.reserve(net.num_transitions);
     const uint32_t n_expr = net.num_tracked();
@@ -174,14 +181,21 @@ SimEngine::SimEngine(const CompiledNet& net, uint64_t seed, uint64_t stream)
     dirty_list_.reserve(n_expr);
     for (uint32_t i = 0; i < n_expr; ++i)
         expr_value_[i] = net.exprs[net.first_tracked_expr + i].evaluate(marking_.data());
-    for (uint32_t t = 0; t < net.num_transitions; ++t) update(t);
+    for (uint32_t t = 0; t < net.num_transitions; ++t) {
+        const CompiledNet::Range ir = net.interests[t];
+        if (ir.end - ir.begin == 1) watch(ir.begin);
+        update(t);
+    }
 }
 
-uint32_t SimEngine::degree(uint32_t t) const {
+inline uint32_t SimEngine::degree(uint32_t t, uint32_t& blocker) const {
     const CompiledNet::Range inh = net_.inhibitors[t];
     for (uint32_t i = inh.begin; i < inh.end; ++i) {
         const CompiledNet::ArcRef a = net_.arc_pool[i];
-        if (marking_[a.place] >= a.mult) return 0;
+        if (marking_[a.place] >= a.mult) {
+            blocker = a.interest;
+            return 0;
+        }
     }
     uint32_t d = std::numeric_limits<uint32_t>::max();
     const CompiledNet::Range in = net_.inputs[t];
@@ -189,9 +203,51 @@ uint32_t SimEngine::degree(uint32_t t) const {
         const CompiledNet::ArcRef a = net_.arc_pool[i];
         const uint32_t m = marking_[a.place];
         d = std::min(d, a.mult == 1 ? m : m / a.mult);
-        if (d == 0) return 0;
+        if (d == 0) {
+            blocker = a.interest;
+            return 0;
+        }
     }
     return d;
+}
+
+void SimEngine::watch(uint32_t id) {
+    WatchNode& n = watch_[id];
+    if (n.linked) return;
+    n.linked = 1;
+    const uint32_t p = net_.interest_pool[id];
+    const uint32_t head = watch_head_[p];
+    n.prev = EventQueue::kNone;
+    n.next = head;
+    if (head != EventQueue::kNone) watch_[head].prev = id;
+    watch_head_[p] = id;
+}
+
+void SimEngine::unwatch(uint32_t id) {
+    WatchNode& n = watch_[id];
+    if (!n.linked) return;
+    n.linked = 0;
+    if (n.prev != EventQueue::kNone) watch_[n.prev].next = n.next;
+    else watch_head_[net_.interest_pool[id]] = n.next;
+    if (n.next != EventQueue::kNone) watch_[n.next].prev = n.prev;
+}
+
+void SimEngine::set_watch_mode(uint32_t t, uint32_t mode) {
+    const uint32_t old = watch_mode_[t];
+    if (old == mode) return;
+    watch_mode_[t] = mode;
+    const CompiledNet::Range r = net_.interests[t];
+    if (mode == kWatchAll) {
+        for (uint32_t id = r.begin; id < r.end; ++id) watch(id);
+        return;
+    }
+    if (old == kWatchAll) {
+        for (uint32_t id = r.begin; id < r.end; ++id)
+            if (id != mode) unwatch(id);
+    } else if (old != kWatchNone) {
+        unwatch(old);
+    }
+    watch(mode);
 }
 
 double SimEngine::remaining_work(uint32_t slot) const {
@@ -279,12 +335,23 @@ void SimEngine::set_immediate_enabled(uint32_t t, bool on) {
 }
 
 void SimEngine::update(uint32_t t) {
+    uint32_t blocker = EventQueue::kNone;
+    const uint32_t deg = degree(t, blocker);
+    // With one interest, "all" and "the blocker" are the same list: it never changes.
+    const CompiledNet::Range ir = net_.interests[t];
+    if (ir.end - ir.begin > 1) {
+        const uint32_t mode = deg > 0 ? kWatchAll : blocker;
+        if (mode != watch_mode_[t]) set_watch_mode(t, mode);
+    }
     if (net_.immediate[t]) {
-        set_immediate_enabled(t, degree(t) > 0);
+        set_immediate_enabled(t, deg > 0);
         return;
     }
+    const uint32_t target = std::min(net_.servers[t], deg);
+    auto& cl = clocks_[t];
     const int32_t sx = net_.speed[t];
-    if (sx >= 0) {
+    // A speed matters only to running clocks and to the clocks about to start.
+    if (sx >= 0 && (target > 0 || !cl.empty())) {
         const double sp = net_.exprs[static_cast<uint32_t>(sx)].evaluate(marking_.data());
         if (!(sp >= 0)) {  // negative or NaN
             if (status_ == Status::Ok) {
@@ -294,7 +361,7 @@ void SimEngine::update(uint32_t t) {
         } else if (sp != cur_speed_[t]) {
             // Bring every running clock's remaining work up to now at the old speed, then
             // reschedule at the new one (LANGUAGE.md §6: exact for any distribution).
-            for (uint32_t slot : clocks_[t]) {
+            for (uint32_t slot : cl) {
                 slot_work_[slot] = remaining_work(slot);
                 slot_ref_[slot] = now_;
                 const double w = slot_work_[slot];
@@ -303,8 +370,6 @@ void SimEngine::update(uint32_t t) {
             cur_speed_[t] = sp;
         }
     }
-    const uint32_t target = std::min(net_.servers[t], degree(t));
-    auto& cl = clocks_[t];
     while (cl.size() > target) drop_clock(t);
     while (cl.size() < target) add_clock(t);
 }
@@ -333,9 +398,8 @@ SimEngine::Status SimEngine::fire(uint32_t t) {
             st = net_.limit_is_bound[d.place] ? Status::BoundExceeded : Status::Unbounded;
             error_element_ = d.place;
         }
-        const CompiledNet::Range rr = net_.readers[d.place];
-        for (uint32_t j = rr.begin; j < rr.end; ++j) {
-            const uint32_t u = net_.reader_pool[j];
+        for (uint32_t id = watch_head_[d.place]; id != EventQueue::kNone; id = watch_[id].next) {
+            const uint32_t u = watch_[id].owner;
             if (stamp_[u] != epoch_) {
                 stamp_[u] = epoch_;
                 pending_.push_back(u);

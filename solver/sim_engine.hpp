@@ -18,6 +18,7 @@ struct CompiledNet {
     struct ArcRef {
         uint32_t place;
         uint32_t mult;
+        uint32_t interest;  // index in interest_pool of this arc's place for its transition
     };
     struct Delta {
         uint32_t place;
@@ -36,8 +37,12 @@ struct CompiledNet {
     std::vector<Range> inputs, inhibitors, deltas;  // per transition
     std::vector<ArcRef> arc_pool;                   // inputs and inhibitors
     std::vector<Delta> delta_pool;                  // net change of each touched place
-    std::vector<Range> readers;                     // per place: transitions to re-examine
-    std::vector<uint32_t> reader_pool;
+    /// Per transition: the distinct places whose change can alter its enabling degree or its
+    /// speed (inputs, inhibitors, places of the speed expression). An engine re-examines a
+    /// transition only when one of the places it currently watches changes (SimEngine).
+    std::vector<Range> interests;
+    std::vector<uint32_t> interest_pool;   // place of each interest
+    std::vector<uint32_t> interest_owner;  // transition of each interest
     std::vector<Range> place_exprs;                 // per place: tracked expressions reading it
     std::vector<uint32_t> place_expr_pool;
 
@@ -173,7 +178,11 @@ private:
     Status fire(uint32_t t);
     Status resolve_immediates();
     void update(uint32_t t);
-    uint32_t degree(uint32_t t) const;
+    /// Enabling degree of t; when 0, `blocker` is the interest of an arc that disables it.
+    uint32_t degree(uint32_t t, uint32_t& blocker) const;
+    void watch(uint32_t interest);
+    void unwatch(uint32_t interest);
+    void set_watch_mode(uint32_t t, uint32_t mode);
     void add_clock(uint32_t t);
     void drop_clock(uint32_t t);
     void remove_clock_slot(uint32_t t, uint32_t slot);
@@ -206,6 +215,22 @@ private:
     // Immediates currently enabled (unordered set with positions).
     std::vector<uint32_t> imm_enabled_;
     std::vector<uint32_t> imm_pos_;
+
+    // Watch lists: a place's change re-examines only the transitions watching it. An enabled
+    // transition watches all its interests; a disabled one only the interest of one arc that
+    // disables it (an input short of tokens or an inhibitor at its threshold): while that arc
+    // keeps disabling it no other change can enable it, and a disabled transition's speed is
+    // evaluated when it is enabled again. Intrusive doubly-linked lists over interest ids.
+    struct WatchNode {
+        uint32_t next, prev;  // kNone: end of list
+        uint32_t owner;       // the interest's transition
+        uint32_t linked;      // 1 while in its place's list
+    };
+    std::vector<uint32_t> watch_head_;            // per place
+    std::vector<WatchNode> watch_;                // per interest
+    std::vector<uint32_t> watch_mode_;            // per transition: kWatchAll or a blocker interest
+    static constexpr uint32_t kWatchAll = EventQueue::kNone - 1;
+    static constexpr uint32_t kWatchNone = EventQueue::kNone;
 
     // Re-examination after a firing.
     std::vector<uint32_t> pending_;

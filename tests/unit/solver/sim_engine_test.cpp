@@ -132,6 +132,77 @@ TEST_CASE("engine: a speed change reschedules the remaining work exactly") {
     CHECK(p.engine.now() == doctest::Approx(1.5));
 }
 
+// A disabled transition is re-examined only when the place that disables it changes; these
+// cases change the other places while it is disabled and check that enabling still happens at
+// the right time and with the speed of the marking at that time.
+TEST_CASE("engine: a disabled transition wakes on the place that disables it") {
+    SUBCASE("speed read while disabled: the clock starts at the current speed") {
+        // work ~ det(2) at speed tokens(s), needs `job`, which arrives at t = 3; s goes
+        // 1 → 2 at t = 1 while work is disabled: it starts at speed 2 and ends at 3 + 1 = 4.
+        NetBuilder b;
+        const uint32_t job = b.place("job"), s = b.place("s", 1), src = b.place("src", 1),
+                       src2 = b.place("src2", 1);
+        const uint32_t t = b.timed("work", det(2), {{job, 1}}, {}, {}, 1, net::Memory::Enabling,
+                                   net::MarkingExpr::tokens(s));
+        b.timed("boost", det(1), {{src, 1}}, {{s, 1}});
+        b.timed("arrive", det(3), {{src2, 1}}, {{job, 1}});
+        Probe p(b.net, {t});
+        REQUIRE(p.engine.run_until(3.99) == Status::Ok);
+        CHECK(p.counts()[0] == 0);
+        CHECK(p.engine.run_until(4.01) == Status::Deadlock);
+        CHECK(p.counts()[0] == 1);
+        CHECK(p.engine.now() == doctest::Approx(4));
+    }
+    SUBCASE("disabled by an inhibitor, then by each input in turn") {
+        // t (det 0.5) needs a, b*2 and an empty `stop`. stop is drained at 0.5, a arrives at 1,
+        // b at 1.5 and 3: the place that disables t is stop, then a, then b; t starts at 3 and
+        // fires at 3.5.
+        NetBuilder b;
+        const uint32_t a = b.place("a"), bb = b.place("b"), stop = b.place("stop", 1),
+                       sa = b.place("sa", 1), sb = b.place("sb", 2), out = b.place("out");
+        const uint32_t t = b.timed("t", det(0.5), {{a, 1}, {bb, 2}}, {{out, 1}}, {{stop, 1}});
+        b.timed("drain", det(0.5), {{stop, 1}}, {});
+        b.timed("give_a", det(1), {{sa, 1}}, {{a, 1}});
+        b.timed("give_b", det(1.5), {{sb, 1}}, {{bb, 1}});
+        Probe p(b.net, {t});
+        REQUIRE(p.engine.run_until(3.49) == Status::Ok);
+        CHECK(p.counts()[0] == 0);
+        CHECK(p.engine.marking()[bb] == 2);
+        CHECK(p.engine.run_until(10) == Status::Deadlock);
+        CHECK(p.counts()[0] == 1);
+        CHECK(p.engine.now() == doctest::Approx(3.5));
+        CHECK(p.engine.marking()[out] == 1);
+    }
+    SUBCASE("multiplicity reached by successive arrivals") {
+        // t needs b*2 and no token in `stop`; b gets a token at 1 and 2, stop is never marked.
+        NetBuilder b;
+        const uint32_t bb = b.place("b"), stop = b.place("stop"), sb = b.place("sb", 2),
+                       out = b.place("out");
+        const uint32_t t = b.timed("t", det(0.5), {{bb, 2}}, {{out, 1}}, {{stop, 1}});
+        b.timed("give_b", det(1), {{sb, 1}}, {{bb, 1}});
+        Probe p(b.net, {t});
+        REQUIRE(p.engine.run_until(2.49) == Status::Ok);
+        CHECK(p.counts()[0] == 0);
+        CHECK(p.engine.run_until(10) == Status::Deadlock);
+        CHECK(p.counts()[0] == 1);
+        CHECK(p.engine.now() == doctest::Approx(2.5));
+    }
+    SUBCASE("an inhibitor that empties enables the transition") {
+        // t (det 1) needs `go` and an empty `hold`; hold loses its 3 tokens at 1, 2, 3 → t
+        // starts at 3 and fires at 4.
+        NetBuilder b;
+        const uint32_t go = b.place("go", 1), hold = b.place("hold", 3), out = b.place("out");
+        const uint32_t t = b.timed("t", det(1), {{go, 1}}, {{out, 1}}, {{hold, 1}});
+        b.timed("leak", det(1), {{hold, 1}}, {});
+        Probe p(b.net, {t});
+        REQUIRE(p.engine.run_until(3.99) == Status::Ok);
+        CHECK(p.counts()[0] == 0);
+        CHECK(p.engine.run_until(10) == Status::Deadlock);
+        CHECK(p.counts()[0] == 1);
+        CHECK(p.engine.now() == doctest::Approx(4));
+    }
+}
+
 TEST_CASE("engine: time averages integrate the marking") {
     // One token: a for 0.25 s, then b for 0.75 s, repeat. ∫ tokens(a) over [0, 10] = 2.5.
     NetBuilder b;
