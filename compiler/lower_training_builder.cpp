@@ -142,6 +142,7 @@ std::vector<Arc> Builder::message(const MessageSpec& m) {
     const double tx_s = (m.bytes <= 0 || std::isinf(bw)) ? 0.0 : m.bytes / bw;
     const double lat_s = a.latency_s + b.latency_s;
 
+    auto queued_place = [&]() { return m.queue ? *m.queue : place(m.name + ".queued"); };
     // Propagation: `NAME.flight` → `NAME.arrive` ~ det(latency), infinite server (links free).
     auto after_tx = [&]() -> std::vector<Arc> {
         if (lat_s <= 0) return m.deliver;
@@ -154,12 +155,12 @@ std::vector<Arc> Builder::message(const MessageSpec& m) {
     if (tx_s == 0) {
         if (m.start_inputs.empty() && m.tx_done.empty()) {
             if (lat_s <= 0) return m.deliver;
-            PlaceId queued = place(m.name + ".queued");
+            PlaceId queued = queued_place();
             timed(m.name, net::Distribution{net::Det{lat_s}}, {Arc{queued, 1}}, m.deliver,
                   net::kInfiniteServers);
             return {Arc{queued, 1}};
         }
-        PlaceId queued = place(m.name + ".queued");
+        PlaceId queued = queued_place();
         std::vector<Arc> in{Arc{queued, 1}};
         append(in, m.start_inputs);
         std::vector<Arc> out = m.tx_done;
@@ -178,7 +179,7 @@ std::vector<Arc> Builder::message(const MessageSpec& m) {
 
     switch (m.mode) {
         case DirMode::Exclusive: {
-            PlaceId queued = place(m.name + ".queued");
+            PlaceId queued = queued_place();
             std::vector<Arc> in{Arc{queued, 1}};
             append(in, m.start_inputs);
             std::vector<Arc> out = m.tx_done;
@@ -213,7 +214,7 @@ std::vector<Arc> Builder::message(const MessageSpec& m) {
             transition(tx).speed = expr(std::move(code));
             transition(tx).memory = net::Memory::Age;
             if (m.start_inputs.empty()) return started;
-            PlaceId queued = place(m.name + ".queued");
+            PlaceId queued = queued_place();
             std::vector<Arc> in{Arc{queued, 1}};
             append(in, m.start_inputs);
             immediate(m.name + ".start", std::move(in), started);
@@ -222,7 +223,7 @@ std::vector<Arc> Builder::message(const MessageSpec& m) {
         case DirMode::Fifo: {
             // Both directions' `free` tokens are taken at once by an immediate start and given
             // back when transmission ends.
-            PlaceId queued = place(m.name + ".queued");
+            PlaceId queued = queued_place();
             PlaceId sending = place(m.name + ".sending");
             std::vector<Arc> in{Arc{queued, 1}};
             append(in, m.start_inputs);

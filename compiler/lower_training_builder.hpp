@@ -34,7 +34,7 @@ struct Node {
 /// Builder::message(); `deliver` receives a token when the message has arrived (after
 /// transmission and propagation); `tx_done` when its transmission ends.
 struct MessageSpec {
-    std::string name;  // e.g. `ring.round5.w[2]`
+    std::string name;  // e.g. `ring.bucket1.w[2]`
     int from = 0;      // node index (Builder::add_node)
     int to = 0;
     double bytes = 0;
@@ -42,6 +42,9 @@ struct MessageSpec {
     std::vector<Arc> start_inputs;  // extra places the start must consume (stream order, …)
     std::vector<Arc> tx_done;
     std::vector<Arc> deliver;
+    /// The place whose tokens start the message (default: a new `NAME.queued`). A message sent
+    /// many times per step (the ring's chunks) is given its own queue of pending sends.
+    std::optional<PlaceId> queue;
 };
 
 /// Appends named elements to a PetriNet and keeps the NIC bookkeeping needed for the

@@ -283,80 +283,117 @@ private:
     // Worker j's round r of bucket b sends bytes_b/N to worker j+1. It starts when (a) j's own
     // round r−1 transmission has ended (a NIC sends one ring chunk after the other, so every ring
     // direction carries one message at a time: mode Exclusive, sharing is moot) and (b) round
-    // r−1 of worker j−1 has arrived. Round 0 of bucket b needs the bucket ready and, for b > 0,
-    // the last round of bucket b−1 arrived (bucket b−1 reduced at j). The update follows the
-    // last bucket: own last send done and last arrival.
+    // r−1 of worker j−1 has arrived at j. Round 0 of bucket b needs the bucket ready and, for
+    // b > 0, bucket b−1 reduced at j (all its chunks arrived, all of j's sent). The update
+    // follows the last bucket: own last send done and last arrival.
+    //
+    // The 2(N−1) rounds are folded into one transmission per worker and bucket, fired once per
+    // round, so the net has O(N·buckets) elements instead of O(N²·buckets): per worker j and
+    // bucket (prefix P = `ring` or `ring.bucketB`)
+    //   P.w[j].queued   chunks j may forward: 1 at the bucket's start, +1 per arrival;
+    //   P.w[j].todo     sends left: 2(N−1) at the bucket's start;
+    //   P.w[j].arrived  chunks arrived at j;
+    //   w[j].ring.nic   j's NIC is not sending (one chunk at a time, buckets in order);
+    //   P.w[j]          transmission ~ det(bytes_b/(N·bw)): takes a queued chunk, a todo and the
+    //                   NIC, gives the NIC back, and after the latency delivers a queued chunk
+    //                   and an arrival to j+1;
+    //   P.w[j].begin    immediate: bucket ready (and, b > 0, bucket b−1 done) → queued, todo;
+    //   P.w[j].end      immediate: 2(N−1) arrivals, the last queued chunk, no todo left → done.
+    // Round r of j needs r earlier arrivals (r+1 queued chunks minus the r already sent), and
+    // j−1's chunks arrive in order (sequential transmissions, equal deterministic latency), so
+    // the folded net fires exactly the unrolled one's rounds at the same times.
     void ring() {
         const std::vector<Bucket> buckets = step_buckets();
         const int nb = static_cast<int>(buckets.size());
         const int rounds = n_ >= 2 ? 2 * (n_ - 1) : 0;
-        auto name = [&](int bk, int r, int j) {
-            return bucket_prefix("ring", u(bk)) + ".round" + std::to_string(r) + "." + wn(j);
-        };
-        // arrived[bk][r][j]: round r of bucket bk from worker j−1 arrived at worker j.
-        std::vector<std::vector<std::vector<PlaceId>>> arrived(u(nb));
+        if (rounds == 0) {
+            ring_single();
+            return;
+        }
+        const auto r_arcs = static_cast<uint32_t>(rounds);
+        auto prefix = [&](int bk, int j) { return bucket_prefix("ring", u(bk)) + "." + wn(j); };
+        std::vector<PlaceId> nic;
+        std::vector<std::vector<PlaceId>> queued(u(nb)), todo(u(nb)), arrived(u(nb)), done(u(nb));
+        for (int j = 0; j < n_; ++j) nic.push_back(b_.place(wn(j) + ".ring.nic"));
         for (int bk = 0; bk < nb; ++bk) {
-            arrived[u(bk)].resize(u(rounds));
-            for (int r = 0; r < rounds; ++r) {
-                for (int j = 0; j < n_; ++j) {
-                    arrived[u(bk)][u(r)].push_back(
-                        b_.place(name(bk, r, (j + n_ - 1) % n_) + ".arrived"));
-                }
+            for (int j = 0; j < n_; ++j) {
+                queued[u(bk)].push_back(b_.place(prefix(bk, j) + ".queued"));
+                todo[u(bk)].push_back(b_.place(prefix(bk, j) + ".todo"));
+                arrived[u(bk)].push_back(b_.place(prefix(bk, j) + ".arrived"));
+                done[u(bk)].push_back(b_.place(prefix(bk, j) + ".done"));
             }
         }
         for (int j = 0; j < n_; ++j) {
             const int next = (j + 1) % n_;
             PlaceId ready = b_.place(wn(j) + ".ready", 1);
             std::vector<PlaceId> bucket_ready;
-            if (fine_) {
-                for (int bk = 0; bk < nb; ++bk) {
-                    bucket_ready.push_back(b_.place(wn(j) + ".bucket" + std::to_string(bk) + ".ready"));
-                }
+            for (int bk = 0; bk < nb; ++bk) {
+                bucket_ready.push_back(
+                    b_.place(wn(j) + (fine_ ? ".bucket" + std::to_string(bk) : ".grad") + ".ready"));
             }
-            // Messages in reverse order so each knows the start arcs of its successor.
-            PlaceId sent = b_.place(wn(j) + ".ring.sent");
-            std::vector<Arc> next_start{arc(sent)};
-            for (int bk = nb - 1; bk >= 0; --bk) {
-                for (int r = rounds - 1; r >= 0; --r) {
-                    MessageSpec m;
-                    m.name = name(bk, r, j);
-                    m.from = wnode_[u(j)];
-                    m.to = wnode_[u(next)];
-                    m.bytes = buckets[u(bk)].bytes / n_;
-                    m.mode = DirMode::Exclusive;
-                    if (r > 0) {
-                        m.start_inputs.push_back(arc(arrived[u(bk)][u(r - 1)][u(j)]));
-                    } else {
-                        if (fine_) m.start_inputs.push_back(arc(bucket_ready[u(bk)]));
-                        if (bk > 0) {
-                            m.start_inputs.push_back(arc(arrived[u(bk - 1)][u(rounds - 1)][u(j)]));
-                        }
-                    }
-                    m.tx_done = next_start;
-                    m.deliver = {arc(arrived[u(bk)][u(r)][u(next)])};
-                    next_start = b_.message(m);
-                }
+            for (int bk = 0; bk < nb; ++bk) {
+                std::vector<Arc> in{arc(bucket_ready[u(bk)])};
+                if (bk > 0) in.push_back(arc(done[u(bk - 1)][u(j)]));
+                b_.immediate(prefix(bk, j) + ".begin", std::move(in),
+                             {arc(queued[u(bk)][u(j)]), arc(todo[u(bk)][u(j)], r_arcs)});
+                MessageSpec m;
+                m.name = prefix(bk, j);
+                m.from = wnode_[u(j)];
+                m.to = wnode_[u(next)];
+                m.bytes = buckets[u(bk)].bytes / n_;
+                m.mode = DirMode::Exclusive;
+                m.queue = queued[u(bk)][u(j)];
+                m.start_inputs = {arc(todo[u(bk)][u(j)]), arc(nic[u(j)])};
+                m.tx_done = {arc(nic[u(j)])};
+                m.deliver = {arc(queued[u(bk)][u(next)]), arc(arrived[u(bk)][u(next)])};
+                b_.message(m);
+                TransitionId end = b_.immediate(
+                    prefix(bk, j) + ".end",
+                    {arc(arrived[u(bk)][u(j)], r_arcs), arc(queued[u(bk)][u(j)])},
+                    {arc(done[u(bk)][u(j)])});
+                b_.transition(end).inhibitors.push_back(arc(todo[u(bk)][u(j)]));
             }
-            // next_start: the start of round 0 of bucket 0 (or `sent` when N = 1).
-            std::vector<Arc> update_in;
-            if (rounds > 0) {
-                update_in = {arc(sent), arc(arrived[u(nb - 1)][u(rounds - 1)][u(j)])};
-            } else {
-                update_in = {arc(sent)};
-                if (fine_) {
-                    // N = 1: the buckets are ready but nobody reduces them; collect them.
-                    for (PlaceId p : bucket_ready) update_in.push_back(arc(p));
-                }
-            }
+            // The step start hands j's NIC to the ring; the update takes it back once the last
+            // chunk is sent and the last bucket is done.
+            std::vector<Arc> update_in{arc(done[u(nb - 1)][u(j)]), arc(nic[u(j)])};
             if (fine_) {
                 std::vector<std::vector<Arc>> gate(worker(j).layers.size());
                 std::vector<std::vector<Arc>> bwd_out(worker(j).layers.size());
                 std::vector<Arc> last_out;
                 bucket_ready_arcs(buckets, bucket_ready, bwd_out, last_out);
-                fine_compute(j, {arc(ready)}, gate, next_start, bwd_out, last_out);
+                fine_compute(j, {arc(ready)}, gate, {arc(nic[u(j)])}, bwd_out, last_out);
+            } else {
+                auto tail = coarse_compute(j, {arc(ready)},
+                                           {arc(nic[u(j)]), arc(bucket_ready[0])}, 0);
+                if (tail) update_in.push_back(arc(*tail));
+            }
+            worker_update(j, update_in, {arc(ready)});
+        }
+    }
+
+    /// A ring of one worker: nothing to reduce; the update follows the compute (and, fine,
+    /// collects the buckets the backward made ready).
+    void ring_single() {
+        const std::vector<Bucket> buckets = step_buckets();
+        for (int j = 0; j < n_; ++j) {
+            PlaceId ready = b_.place(wn(j) + ".ready", 1);
+            PlaceId sent = b_.place(wn(j) + ".ring.sent");
+            std::vector<Arc> update_in{arc(sent)};
+            if (fine_) {
+                std::vector<PlaceId> bucket_ready;
+                for (std::size_t bk = 0; bk < buckets.size(); ++bk) {
+                    bucket_ready.push_back(
+                        b_.place(wn(j) + ".bucket" + std::to_string(bk) + ".ready"));
+                    update_in.push_back(arc(bucket_ready.back()));
+                }
+                std::vector<std::vector<Arc>> gate(worker(j).layers.size());
+                std::vector<std::vector<Arc>> bwd_out(worker(j).layers.size());
+                std::vector<Arc> last_out;
+                bucket_ready_arcs(buckets, bucket_ready, bwd_out, last_out);
+                fine_compute(j, {arc(ready)}, gate, {arc(sent)}, bwd_out, last_out);
                 worker_update(j, update_in, {arc(ready)});
             } else {
-                auto tail = coarse_compute(j, {arc(ready)}, next_start, 0);
+                auto tail = coarse_compute(j, {arc(ready)}, {arc(sent)}, 0);
                 if (tail) update_in.push_back(arc(*tail));
                 worker_update(j, update_in, {arc(ready)});
             }

@@ -80,7 +80,7 @@ def check_buckets(sgdnet, wl, model):
     prof = json.load(open(os.path.join(PROFILES, f"{wl}_layers.json")))
     for cap, rec in prof["ddp_buckets"].items():
         net = run([sgdnet, "compile", model, "--emit", "net", "--set", f"cap={cap}MiB"])
-        rings = {int(k) for k in re.findall(r"ring\.bucket(\d+)\.round0\.w\[0\]", net)}
+        rings = {int(k) for k in re.findall(r"ring\.bucket(\d+)\.w\[0\]\.begin", net)}
         if rings != set(range(len(rec["buckets"]))):
             sys.exit(f"{wl}, cap {cap} MiB: the fine net has {len(rings)} buckets, "
                      f"DDP recorded {len(rec['buckets'])}")

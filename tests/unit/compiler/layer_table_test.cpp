@@ -258,8 +258,8 @@ TEST_CASE("the lowering's buckets of a profile(…) table are the buckets DDP re
             Diagnostics cd;
             auto n = compile(text, "ddp.sgdnet", {}, cd);
             REQUIRE_MESSAGE(n, cd.render());
-            const std::string last = "ring.bucket" + std::to_string(ours.size() - 1) + ".round0.w[0]";
-            const std::string over = "ring.bucket" + std::to_string(ours.size()) + ".round0.w[0]";
+            const std::string last = "ring.bucket" + std::to_string(ours.size() - 1) + ".w[0]";
+            const std::string over = "ring.bucket" + std::to_string(ours.size()) + ".w[0]";
             CHECK(n->find_transition(last));
             CHECK_FALSE(n->find_transition(over));
         }

@@ -93,10 +93,11 @@ TEST_CASE("net_statistics_file reads the model again") {
     REQUIRE_MESSAGE(coarse, d.render());
     auto st = net_statistics_file(*coarse, path, o);
     REQUIRE(st.fine);
-    // docs/training.md's table (N = 8): fine 4304 places, 2840 timed + 864 immediate.
-    CHECK(st.fine->places == 4304);
-    CHECK(st.fine->timed + st.fine->immediate == 3704);
-    CHECK(st.net.places == 352);
-    CHECK(st.net.timed + st.net.immediate == 240);
+    // docs/training.md's table (N = 8): fine 2824 places, 1800 timed + 944 immediate; coarse
+    // 64 places, 32 timed + 16 immediate.
+    CHECK(st.fine->places == 2824);
+    CHECK(st.fine->timed + st.fine->immediate == 2744);
+    CHECK(st.net.places == 64);
+    CHECK(st.net.timed + st.net.immediate == 48);
     CHECK_FALSE(net_statistics_file(*coarse, path + ".missing", o).fine);
 }

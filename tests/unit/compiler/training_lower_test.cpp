@@ -125,16 +125,29 @@ training { sync = allreduce_ring; granularity = coarse; model_bytes = 44.7 MB; }
     REQUIRE(net);
     CHECK(net->find_transition("w[3].compute"));
     CHECK(net->find_transition("w[3].update"));
-    CHECK(net->find_transition("ring.round5.w[2]"));
-    CHECK(net->find_transition("ring.round13.w[7]"));
-    CHECK_FALSE(net->find_transition("ring.round14.w[0]"));  // 2(N−1) = 14 rounds: 0..13
+    // The 2(N−1) = 14 rounds are folded: one transmission per worker, fired once per round.
+    CHECK(net->find_transition("ring.w[2]"));
+    CHECK(net->find_transition("ring.w[7].begin"));
+    CHECK(net->find_transition("ring.w[7].end"));
+    CHECK_FALSE(net->find_transition("ring.round0.w[0]"));
+    const auto& begin = net->transitions[net->find_transition("ring.w[7].begin")->value];
+    REQUIRE(begin.outputs.size() == 2);
+    CHECK(net->places[begin.outputs[1].place.value].name == "ring.w[7].todo");
+    CHECK(begin.outputs[1].multiplicity == 14);
+    const auto& end = net->transitions[net->find_transition("ring.w[7].end")->value];
+    REQUIRE(end.inhibitors.size() == 1);
+    CHECK(net->places[end.inhibitors[0].place.value].name == "ring.w[7].todo");
+    CHECK(end.inputs[0].multiplicity == 14);
+    // O(N) elements: per worker a compute, an update, and per bucket begin, transmission,
+    // arrival, end.
+    CHECK(net->transitions.size() == 8 * 6);
     REQUIRE(net->measures.size() >= 3);
     CHECK(net->measures[0].name == "steps_per_s");
     CHECK(net->measures[1].name == "samples_per_s");
     CHECK(net->measures[2].name == "step_time");
     // samples_per_s = steps_per_s × Σ batch: each of the 8 terms has coefficient 8·32/8 = 32.
     for (const auto& t : net->measures[1].terms) CHECK(t.coef == doctest::Approx(32));
-    const auto* t = &net->transitions[net->find_transition("ring.round5.w[2]")->value];
+    const auto* t = &net->transitions[net->find_transition("ring.w[2]")->value];
     // 44.7 MB / 8 over 10 Gbps = 4.47 ms.
     CHECK(net::mean(t->delay) == doctest::Approx(44.7e6 / 8 / 1.25e9));
 }
@@ -149,8 +162,8 @@ TEST_CASE("fine model: per-layer names, buckets, straggler speed; --granularity 
     // Buckets of 5 MB (first_bucket = bucket) over three 3 MB layers, DDP's rule: layer2 (3 MB
     // < 5 MB) stays open, + layer1 = 6 MB >= 5 MB closes it; layer0 is the last bucket.
     // Two buckets: {layer2, layer1}, {layer0}.
-    CHECK(fine->find_transition("ring.bucket1.round5.w[1]"));
-    CHECK_FALSE(fine->find_transition("ring.bucket2.round0.w[1]"));
+    CHECK(fine->find_transition("ring.bucket1.w[1]"));
+    CHECK_FALSE(fine->find_transition("ring.bucket2.w[1]"));
     // Worker 0 runs at half speed: its layer times double.
     const auto& slow = fine->transitions[fine->find_transition("w[0].bwd.layer1")->value];
     const auto& fast = fine->transitions[fine->find_transition("w[1].bwd.layer1")->value];
@@ -169,7 +182,7 @@ TEST_CASE("fine model: per-layer names, buckets, straggler speed; --granularity 
     // The reduced chain: compute = Σ fwd + Σ bwd = 9 ms, divided by speed 0.5 for worker 0.
     const auto& c0 = coarse->transitions[coarse->find_transition("w[0].compute")->value];
     CHECK(net::mean(c0.delay) == doctest::Approx(0.018));
-    CHECK(coarse->find_transition("ring.round5.w[1]"));
+    CHECK(coarse->find_transition("ring.w[1]"));
 }
 
 TEST_CASE("diagnostics of the training block") {
@@ -222,6 +235,6 @@ TEST_CASE("generated elements point at their declarations") {
     REQUIRE(net);
     const auto& bwd = net->transitions[net->find_transition("w[2].bwd.layer1")->value];
     CHECK(bwd.where.begin.line == 9);  // `worker w[N] {` is line 9 of kFineRing
-    const auto& ring = net->transitions[net->find_transition("ring.bucket0.round0.w[2]")->value];
+    const auto& ring = net->transitions[net->find_transition("ring.bucket0.w[2]")->value];
     CHECK(ring.where.begin.line == 11);  // the training block
 }
