@@ -307,7 +307,7 @@ private:
         const int nb = static_cast<int>(buckets.size());
         const int rounds = n_ >= 2 ? 2 * (n_ - 1) : 0;
         if (rounds == 0) {
-            ring_single();
+            ring_single(buckets);
             return;
         }
         const auto r_arcs = static_cast<uint32_t>(rounds);
@@ -373,8 +373,7 @@ private:
 
     /// A ring of one worker: nothing to reduce; the update follows the compute (and, fine,
     /// collects the buckets the backward made ready).
-    void ring_single() {
-        const std::vector<Bucket> buckets = step_buckets();
+    void ring_single(const std::vector<Bucket>& buckets) {
         for (int j = 0; j < n_; ++j) {
             PlaceId ready = b_.place(wn(j) + ".ready", 1);
             PlaceId sent = b_.place(wn(j) + ".ring.sent");
