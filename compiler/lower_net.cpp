@@ -65,10 +65,25 @@ std::optional<double> constant(const Expr& e, const Scope& scope, Diagnostics& d
 
 class MarkingCompiler {
 public:
-    MarkingCompiler(const Scope& scope, const PlaceResolver& places, Diagnostics& diags)
-        : scope_(scope), places_(places), diags_(diags) {}
+    MarkingCompiler(const Scope& scope, const PlaceResolver& places, Diagnostics& diags,
+                    const NetScopes* nets)
+        : scope_(scope), places_(places), diags_(diags), nets_(nets) {}
 
     bool emit(const Expr& e, std::vector<ExprOp>& code) {
+        if (const Scope* net_scope = net_constant_scope(e)) {
+            // `NET.NAME`, a net-local param or let: its value.
+            auto* ref = std::get_if<NameRef>(&e.node);
+            NameRef local;
+            local.parts = {ref->parts[1]};
+            Expr inner;
+            inner.node = std::move(local);
+            inner.range = e.range;
+            auto c = constant(inner, *net_scope, diags_, "`" + ref->parts[0] + "." +
+                                                            ref->parts[1] + "` in a measure");
+            if (!c) return false;
+            code.push_back(ExprOp{Code::Const, 0, *c});
+            return true;
+        }
         if (in_prob_) {
             // Inside prob(COND), a name that is not a param, let or index is a place: its tokens.
             if (auto* ref = std::get_if<NameRef>(&e.node); ref && !scope_.find(ref->parts[0])) {
@@ -113,7 +128,24 @@ private:
     const Scope& scope_;
     const PlaceResolver& places_;
     Diagnostics& diags_;
+    const NetScopes* nets_;
     bool in_prob_ = false;
+
+    /// The scope of net NET when `e` is `NET.NAME` (no index) with NAME a param or let of NET
+    /// and NET not a name of `scope_`; null otherwise.
+    const Scope* net_constant_scope(const Expr& e) const {
+        auto* ref = std::get_if<NameRef>(&e.node);
+        if (!nets_ || !ref || ref->parts.size() != 2 || ref->index || ref->indexed_inside() ||
+            scope_.find(ref->parts[0]))
+            return nullptr;
+        auto it = nets_->find(ref->parts[0]);
+        if (it == nets_->end()) return nullptr;
+        const Scope& net_scope = *it->second;
+        // Only the net's own names, not the top-level ones it inherits.
+        if (!net_scope.find(ref->parts[1]) || scope_.find(ref->parts[1]) == net_scope.find(ref->parts[1]))
+            return nullptr;
+        return &net_scope;
+    }
 
     bool depends_on_marking(const Expr& e) const {
         if (calls_any(e, kMarkingCalls)) return true;
@@ -262,6 +294,15 @@ public:
             declare(*n, *scopes_.back());
         }
         for (std::size_t k = 0; k < nets.size(); ++k) transitions(*nets[k], *scopes_[k]);
+    }
+
+    /// Hands the nets' scopes over (after run()).
+    void take_scopes(NetScopes& into) {
+        std::vector<const NetDecl*> nets;
+        for (const Decl& d : ast_.decls)
+            if (auto* n = std::get_if<NetDecl>(&d)) nets.push_back(n);
+        for (std::size_t k = 0; k < nets.size() && k < scopes_.size(); ++k)
+            into.emplace(nets[k]->name, std::move(scopes_[k]));
     }
 
 private:
@@ -555,8 +596,9 @@ private:
 
 class MeasureLowering {
 public:
-    MeasureLowering(const Scope& scope, net::PetriNet& out, Diagnostics& diags)
-        : scope_(scope), out_(out), diags_(diags) {}
+    MeasureLowering(const Scope& scope, net::PetriNet& out, Diagnostics& diags,
+                    const NetScopes* nets)
+        : scope_(scope), out_(out), diags_(diags), nets_(nets) {}
 
     void measure(const MeasureDecl& m) {
         for (const auto& existing : out_.measures) {
@@ -581,7 +623,7 @@ public:
         } else if (calls_any(e, kMarkingCalls)) {
             out.kind = net::Measure::Kind::TimeAverage;
             PlaceResolver places = [&](const Expr& pe) { return place(pe); };
-            auto code = compile_marking_expr(e, scope_, places, diags_);
+            auto code = compile_marking_expr(e, scope_, places, diags_, nets_);
             if (!code) return;
             out.expr = std::move(*code);
             auto* c = std::get_if<Call>(&e.node);
@@ -598,6 +640,7 @@ private:
     const Scope& scope_;
     net::PetriNet& out_;
     Diagnostics& diags_;
+    const NetScopes* nets_;
 
     bool linear(const Expr& e, double coef, std::vector<net::Measure::Term>& terms) {
         if (auto* c = std::get_if<Call>(&e.node); c && c->callee == "throughput") {
@@ -735,18 +778,22 @@ private:
 
 std::optional<net::MarkingExpr> compile_marking_expr(const Expr& e, const Scope& scope,
                                                      const PlaceResolver& places,
-                                                     Diagnostics& diags) {
+                                                     Diagnostics& diags, const NetScopes* nets) {
     net::MarkingExpr out;
-    if (!MarkingCompiler(scope, places, diags).emit(e, out.code)) return std::nullopt;
+    if (!MarkingCompiler(scope, places, diags, nets).emit(e, out.code)) return std::nullopt;
     return out;
 }
 
-void lower_nets(const Ast& ast, const Resolved& resolved, net::PetriNet& out, Diagnostics& diags) {
-    NetLowering(ast, resolved, out, diags).run();
+void lower_nets(const Ast& ast, const Resolved& resolved, net::PetriNet& out, Diagnostics& diags,
+                NetScopes* scopes) {
+    NetLowering lowering(ast, resolved, out, diags);
+    lowering.run();
+    if (scopes) lowering.take_scopes(*scopes);
 }
 
-void lower_measures(const Ast& ast, const Scope& scope, net::PetriNet& out, Diagnostics& diags) {
-    MeasureLowering lowering(scope, out, diags);
+void lower_measures(const Ast& ast, const Scope& scope, net::PetriNet& out, Diagnostics& diags,
+                    const NetScopes* nets) {
+    MeasureLowering lowering(scope, out, diags, nets);
     for (const Decl& d : ast.decls)
         if (auto* m = std::get_if<MeasureDecl>(&d)) lowering.measure(*m);
 }

@@ -34,12 +34,13 @@ std::optional<net::PetriNet> compile(std::string_view text, const std::string& d
             break;
         }
     net.params = resolved.params;
-    lower_nets(ast, resolved, net, diags);
+    NetScopes net_scopes;
+    lower_nets(ast, resolved, net, diags, &net_scopes);
     if (diags.has_errors()) return std::nullopt;
 
     lower_training(ast, resolved.scope, options, net, diags);
     if (diags.has_errors()) return std::nullopt;
-    lower_measures(ast, resolved.scope, net, diags);
+    lower_measures(ast, resolved.scope, net, diags, &net_scopes);
     if (diags.has_errors()) return std::nullopt;
 
     net.files = diags.file_names();

@@ -8,6 +8,7 @@ list(APPEND SGDNET_GOLDEN_CASES
     lower/memory
     lower/mm1
     lower/multiplicities
+    lower/net_param_measure
     lower/net_param_set
     lower/net_param_unqualified
     lower/params_set

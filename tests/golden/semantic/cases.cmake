@@ -20,6 +20,7 @@ list(APPEND SGDNET_GOLDEN_CASES
     semantic/layer_columns
     semantic/layer_order
     semantic/mixture_sum
+    semantic/net_param_measure_errors
     semantic/prob_places
     semantic/ps_needs_server
     semantic/set_ambiguous
