@@ -6,12 +6,12 @@
 
 #include "solver/ctmc_solve.hpp"
 #include "solver/solve.hpp"
-#include "tests/unit/solver/ctmc_test_nets.hpp"
+#include "tests/test_nets.hpp"
 
 using sgdnet::solver::SolveOptions;
 using sgdnet::solver::solve_exact;
-using sgdnet::test::measure;
-using sgdnet::test::NetBuilder;
+using sgdnet::testing::measure;
+using sgdnet::testing::NetBuilder;
 
 namespace {
 
@@ -118,7 +118,7 @@ TEST_CASE("M/M/c/K with K servers, and processor sharing via speed") {
     ps.timed("arrive", lambda * 0.3, {}, {{pq, 1}}, {{pq, static_cast<uint32_t>(k)}});
     const auto pserve =
         ps.timed("serve", mu, {{pq, 1}}, {}, {}, sgdnet::net::kInfiniteServers);
-    ps.net.transitions[pserve].speed = sgdnet::test::inverse_tokens(pq);
+    ps.net.transitions[pserve].speed = sgdnet::testing::one_over_tokens({pq});
     ps.throughput("x", {{pserve, 1}});
     const auto rp = solve_exact(ps.net, exact_options());
     const double rho = lambda * 0.3 / mu;

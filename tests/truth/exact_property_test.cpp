@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "solver/solve.hpp"
-#include "tests/unit/solver/ctmc_test_nets.hpp"
+#include "tests/test_nets.hpp"
 
 using sgdnet::solver::SolveError;
 using sgdnet::solver::SolveOptions;
-using sgdnet::test::NetBuilder;
+using sgdnet::testing::NetBuilder;
 
 namespace {
 

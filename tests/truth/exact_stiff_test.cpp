@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "solver/solve.hpp"
-#include "tests/unit/solver/ctmc_test_nets.hpp"
+#include "tests/test_nets.hpp"
 
-using sgdnet::test::measure;
-using sgdnet::test::NetBuilder;
+using sgdnet::testing::measure;
+using sgdnet::testing::NetBuilder;
 
 TEST_CASE("stiff birth-death chain: double loses accuracy, --arith mp recovers it") {
     // One token on levels l0..l8, up_i: l_i → l_{i+1} at birth[i], down_i back at death[i];

@@ -9,7 +9,7 @@
 
 #include "solver/solve.hpp"
 #include "tests/truth/sim_check.hpp"
-#include "tests/truth/sim_test_nets.hpp"
+#include "tests/test_nets.hpp"
 
 using namespace sgdnet;
 using namespace sgdnet::testing;
@@ -113,7 +113,7 @@ TEST_CASE("sim truth: machine repairman with an infinite-server transition") {
 }
 
 // Closed cyclic network of three single-server exponential stations with mean service times
-// 1, 0.5, 0.8 s and 4 customers, against exact mean value analysis (sim_test_nets.hpp: mva).
+// 1, 0.5, 0.8 s and 4 customers, against exact mean value analysis (tests/test_nets.hpp: mva).
 TEST_CASE("sim truth: closed cyclic network vs exact MVA") {
     const std::vector<double> s = {1.0, 0.5, 0.8};
     const int N = 4;

@@ -5,7 +5,7 @@
 
 #include "solver/solve.hpp"
 #include "tests/truth/sim_check.hpp"
-#include "tests/truth/sim_test_nets.hpp"
+#include "tests/test_nets.hpp"
 
 using namespace sgdnet;
 using namespace sgdnet::testing;

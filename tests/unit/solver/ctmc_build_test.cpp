@@ -8,13 +8,13 @@
 #include "solver/ctmc_solve.hpp"
 #include "solver/phase_type.hpp"
 #include "solver/solve.hpp"
-#include "tests/unit/solver/ctmc_test_nets.hpp"
+#include "tests/test_nets.hpp"
 
 using sgdnet::solver::SolveError;
 using sgdnet::solver::SolveOptions;
 using sgdnet::solver::solve_exact;
-using sgdnet::test::measure;
-using sgdnet::test::NetBuilder;
+using sgdnet::testing::measure;
+using sgdnet::testing::NetBuilder;
 
 namespace {
 
@@ -204,7 +204,7 @@ TEST_CASE("non-exponential delays: error naming the transition, or phase-type ex
     // distribution with those means, so the phase-type expansion reproduces them exactly.
     NetBuilder b;
     const auto p1 = b.place("p1", 1), p2 = b.place("p2");
-    const auto t1 = b.timed_dist("slow", sgdnet::net::Distribution{sgdnet::net::Det{1.0}},
+    const auto t1 = b.timed("slow", sgdnet::net::Distribution{sgdnet::net::Det{1.0}},
                                  {{p1, 1}}, {{p2, 1}});
     b.timed("fast", 2, {{p2, 1}}, {{p1, 1}});
     b.throughput("x", {{t1, 1}});

@@ -13,7 +13,7 @@
 
 #include "solver/sim_engine.hpp"
 #include "solver/solve.hpp"
-#include "tests/truth/sim_test_nets.hpp"
+#include "tests/test_nets.hpp"
 
 using namespace sgdnet;
 using namespace sgdnet::solver;

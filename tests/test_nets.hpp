@@ -1,8 +1,10 @@
-// Builders of small nets and closed-form helpers (MVA, birth-death) shared by the simulator's tests.
+// Builders of small nets and closed-form helpers (MVA) shared by the simulator's and the exact
+// solver's tests.
 #pragma once
 
 #include <cmath>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +17,7 @@ using ArcList = std::vector<std::pair<uint32_t, uint32_t>>;  // (place, multipli
 
 /// Builds a net programmatically, one element at a time.
 struct NetBuilder {
+    using Arcs = ArcList;
     net::PetriNet net;
 
     explicit NetBuilder(std::string name = "test") { net.name = std::move(name); }
@@ -46,6 +49,11 @@ struct NetBuilder {
         net.transitions.push_back(std::move(t));
         return static_cast<uint32_t>(net.transitions.size() - 1);
     }
+    /// A timed exponential transition of rate `rate` (1/s).
+    uint32_t timed(const std::string& name, double rate, const ArcList& in, const ArcList& out,
+                   const ArcList& inhibit = {}, uint32_t servers = 1) {
+        return timed(name, net::Distribution{net::Exp{rate}}, in, out, inhibit, servers);
+    }
     uint32_t immediate(const std::string& name, int priority, double weight, const ArcList& in,
                        const ArcList& out, const ArcList& inhibit = {}) {
         net::Transition t;
@@ -59,19 +67,20 @@ struct NetBuilder {
         net.transitions.push_back(std::move(t));
         return static_cast<uint32_t>(net.transitions.size() - 1);
     }
-    void throughput(const std::string& name, std::vector<std::pair<uint32_t, double>> terms) {
+    /// Σ coef·throughput(t); with `inverse`, Σ coef / throughput(t) (mean time between firings).
+    void throughput(const std::string& name, std::vector<std::pair<uint32_t, double>> terms,
+                    bool inverse = false) {
         net::Measure m;
         m.name = name;
-        m.kind = net::Measure::Kind::Throughput;
+        m.kind = inverse ? net::Measure::Kind::MeanInverseThroughput
+                         : net::Measure::Kind::Throughput;
         for (auto [t, c] : terms) m.terms.push_back({net::TransitionId{t}, c});
-        m.unit = "1/s";
+        m.unit = inverse ? "s" : "1/s";
         net.measures.push_back(std::move(m));
     }
     void throughput(const std::string& name, uint32_t t) { throughput(name, {{t, 1.0}}); }
     void inverse_throughput(const std::string& name, std::vector<std::pair<uint32_t, double>> terms) {
-        throughput(name, std::move(terms));
-        net.measures.back().kind = net::Measure::Kind::MeanInverseThroughput;
-        net.measures.back().unit = "s";
+        throughput(name, std::move(terms), true);
     }
     void average(const std::string& name, net::MarkingExpr e, std::string unit = "tokens") {
         net::Measure m;
@@ -82,7 +91,21 @@ struct NetBuilder {
         net.measures.push_back(std::move(m));
     }
     void tokens(const std::string& name, uint32_t p) { average(name, net::MarkingExpr::tokens(p)); }
+    /// prob(tokens(p) >= k)
+    void prob_at_least(const std::string& name, uint32_t p, double k) {
+        using C = net::ExprOp::Code;
+        average(name, {{{C::Tokens, p, 0}, {C::Const, 0, k}, {C::Ge, 0, 0}}}, "");
+    }
 };
+
+/// Value of the measure named `name` in a result.
+template <class Result>
+double measure(const Result& r, const std::string& name) {
+    for (const auto& m : r.measures) {
+        if (m.name == name) return m.mean;
+    }
+    throw std::runtime_error("no measure " + name);
+}
 
 inline net::Distribution exp_rate(double r) { return {net::Exp{r}}; }
 inline net::Distribution det(double v) { return {net::Det{v}}; }
