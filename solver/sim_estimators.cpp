@@ -36,6 +36,20 @@ std::size_t mser_truncation(const std::vector<double>& series) {
     return best;
 }
 
+std::size_t mser_truncation(const std::vector<double>& series, std::size_t points) {
+    const std::size_t n = series.size();
+    if (points == 0 || n <= points) return mser_truncation(series);
+    const std::size_t k = (n + points - 1) / points;
+    const std::size_t groups = n / k;
+    std::vector<double> means(groups, 0);
+    for (std::size_t g = 0; g < groups; ++g) {
+        const std::size_t end = g + 1 == groups ? n : (g + 1) * k;
+        for (std::size_t b = g * k; b < end; ++b) means[g] += series[b];
+        means[g] /= static_cast<double>(end - g * k);
+    }
+    return mser_truncation(means) * k;
+}
+
 Interval student_interval(const std::vector<double>& samples, double confidence) {
     Interval out;
     const std::size_t n = samples.size();

@@ -14,6 +14,12 @@ double student_t_quantile(double p, double df);
 /// mean of x_d..x_{n-1}. With batches of 5 observations this is MSER-5. Returns 0 for n < 4.
 std::size_t mser_truncation(const std::vector<double>& series);
 
+/// MSER on the series averaged over consecutive groups of k = ⌈n / points⌉ batches (the
+/// last group takes the remainder), so that at most `points` values enter the statistic; the
+/// cut is returned in batches (a multiple of k). Averaging first lowers the noise of each value
+/// and lets MSER see a transient that is small next to the batch-to-batch noise but long.
+std::size_t mser_truncation(const std::vector<double>& series, std::size_t points);
+
 /// Mean and half-width of a Student-t confidence interval.
 struct Interval {
     double mean = 0;

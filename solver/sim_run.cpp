@@ -36,6 +36,8 @@ constexpr uint64_t kPilotEvents = 20'000;
 // The pilot continues (doubling) until the first measure's transitions fired kPilotActivity
 // times, up to kMaxPilotEvents timed firings.
 constexpr double kPilotActivity = 20;
+// ... and until each of them fired kPilotActivityPerTransition times on average.
+constexpr double kPilotActivityPerTransition = 4;
 constexpr uint64_t kMaxPilotEvents = 2'000'000;
 // A batch is long enough for kBatchActivity firings of the first measure's transitions.
 constexpr double kBatchActivity = 2;
@@ -45,6 +47,13 @@ constexpr double kMinWindowActivity = 10;
 constexpr double kBatchEvents = 1'000;        // target timed firings per batch (one replication)
 constexpr std::size_t kFirstRoundBatches = 32;
 constexpr std::size_t kMaxBatches = 512;      // more → adjacent batches are merged
+// MSER reads the batch-mean series averaged down to at most this many values.
+constexpr std::size_t kMserPoints = 64;
+// Precision is only claimed when the warm-up cut of the first measure is at most this
+// fraction of the run: a longer cut says the run is too short to tell warm-up from steady state.
+constexpr double kMaxWarmupShare = 0.25;
+// Confidence of the paired test for a trend between the halves of the kept window.
+constexpr double kDriftConfidence = 0.999;
 constexpr uint64_t kPilotStream = ~0ULL;
 constexpr std::size_t kMaxPeriodRecords = 100'000;
 constexpr std::size_t kMaxPeriodDoubles = 4'000'000;
@@ -348,7 +357,9 @@ SolveResult simulate(const net::PetriNet& net, const SolveOptions& options) {
     // fired kPilotActivity times or the pilot reached kMaxPilotEvents timed firings.
     uint64_t pilot_events = kPilotEvents;
     if (!deterministic) {
-        while (activity_of(pilot) < kPilotActivity && pilot_events < kMaxPilotEvents) {
+        while (activity_of(pilot) < std::max(kPilotActivity,
+                                             kPilotActivityPerTransition * activity_transitions) &&
+               pilot_events < kMaxPilotEvents) {
             if (const Status st = pilot.run_events(pilot_events); st != Status::Ok)
                 throw_status(cn, pilot, st, "pilot run");
             pilot_events *= 2;
@@ -359,12 +370,23 @@ SolveResult simulate(const net::PetriNet& net, const SolveOptions& options) {
     double batch_len = pilot_time * kBatchEvents / static_cast<double>(pilot_events);
     if (pilot_activity > 0)
         batch_len = std::max(batch_len, pilot_time * kBatchActivity / pilot_activity);
+    // Replications start their batches at a random phase within one mean interval between
+    // firings of one of the first measure's transitions (a step of one worker), or one batch
+    // if that is longer.
+    const double phase_span =
+        pilot_activity > 0
+            ? std::max(batch_len, pilot_time * activity_transitions / pilot_activity)
+            : batch_len;
     std::size_t batches = 0;
     std::size_t target = kFirstRoundBatches;
     std::vector<Replication> reps(n_rep);
     tbb::task_arena arena(options.threads == 0 ? tbb::task_arena::automatic
                                                : static_cast<int>(options.threads));
     std::vector<std::string> suspect_transient;
+    std::size_t first_cut = 0;  // the first measure's warm-up cut in the last round, in batches
+    // The first measure in the last round: its cut was long and still in the transient, or
+    // its kept window still trends.
+    bool long_warmup = false, drifting = false;
     for (int round = 0;; ++round) {
         // The first round always completes; later ones stop at the cap (a cap beyond a year
         // is treated as none, which also keeps the time_point arithmetic in range).
@@ -384,7 +406,7 @@ SolveResult simulate(const net::PetriNet& net, const SolveOptions& options) {
                     // ends in every replication, and the count's discretisation error would
                     // be common to all of them (unseen by the interval). With a random phase
                     // the count over a window is unbiased and its error independent.
-                    rep.offset = phase_offset(options.seed, r) * batch_len;
+                    rep.offset = phase_offset(options.seed, r) * phase_span;
                     rep.status = rep.engine->run_until(rep.offset, deadline);
                     if (rep.status != Status::Ok) return;
                     rep.rows.resize(w);
@@ -443,10 +465,10 @@ SolveResult simulate(const net::PetriNet& net, const SolveOptions& options) {
             }
             if (n_rep > 1) {
                 // cuts[i][k]: the cut applied to replications of parity k.
-                cuts[i][0] = mser_truncation(series_part[1]);
-                cuts[i][1] = mser_truncation(series_part[0]);
+                cuts[i][0] = mser_truncation(series_part[1], kMserPoints);
+                cuts[i][1] = mser_truncation(series_part[0], kMserPoints);
             } else {
-                cuts[i][0] = cuts[i][1] = mser_truncation(series);
+                cuts[i][0] = cuts[i][1] = mser_truncation(series, kMserPoints);
             }
             const std::size_t cut = std::max(cuts[i][0], cuts[i][1]);
             // MSER at its limit (half the run) may be noise or a transient longer than the run:
@@ -527,9 +549,46 @@ SolveResult simulate(const net::PetriNet& net, const SolveOptions& options) {
             if (group_share < 0.999) least *= group_share;
             enough_activity = least >= kMinWindowActivity * activity_transitions;
         }
+        // Warm-up of the first measure. Every replication starts in the same state, so a
+        // transient left in the kept windows biases all estimates alike and the interval does
+        // not show it. Two signs keep the run going (each must be significant in a paired test
+        // across replications at kDriftConfidence and larger than `precision` × the estimate):
+        // a cut beyond kMaxWarmupShare of the run whose removed head differs from the kept tail
+        // (the run is too short to tell where the transient ends), or a kept window whose two
+        // halves differ (a slow approach that MSER does not cut on a short run).
+        first_cut = std::max(cuts[0][0], cuts[0][1]);
+        long_warmup = drifting = false;
+        if (n_rep > 1 && !deterministic) {
+            auto differs = [&](auto&& split) {
+                std::vector<double> diff;
+                double level = 0;
+                for (uint32_t r = 0; r < n_rep; ++r) {
+                    const auto [from, mid] = split(cuts[0][r & 1]);
+                    if (mid <= from || mid >= batches) return false;
+                    diff.push_back(window(reps[r], plans[0], from, mid) -
+                                   window(reps[r], plans[0], mid, batches));
+                    level += window(reps[r], plans[0], cuts[0][r & 1], batches);
+                }
+                level /= static_cast<double>(n_rep);
+                // Identical differences in every replication are the discretisation of a
+                // nearly deterministic process observed from the same start, not a trend.
+                if (std::all_of(diff.begin(), diff.end(), [&](double x) { return x == diff[0]; }))
+                    return false;
+                const Interval t = student_interval(diff, kDriftConfidence);
+                return std::fabs(t.mean) > t.half_width &&
+                       std::fabs(t.mean) > options.precision * std::fabs(level);
+            };
+            if (static_cast<double>(first_cut) > kMaxWarmupShare * static_cast<double>(batches))
+                long_warmup = differs([](std::size_t cut) { return std::pair{std::size_t{0}, cut}; });
+            else
+                drifting = differs([&](std::size_t cut) {
+                    return std::pair{cut, (cut + batches) / 2};
+                });
+        }
+        const bool warmed_up = !long_warmup && !drifting;
         const MeasureEstimate& first = result.measures.front();
         const double hw = (first.ci_high - first.ci_low) / 2;
-        if (enough_activity && hw <= options.precision * std::fabs(first.mean)) {
+        if (enough_activity && warmed_up && hw <= options.precision * std::fabs(first.mean)) {
             result.precision_reached = true;
             break;
         }
@@ -566,6 +625,16 @@ SolveResult simulate(const net::PetriNet& net, const SolveOptions& options) {
                                   fmt(rel) + " > " + fmt(options.precision) +
                                   "; the estimate is the best so far");
     }
+    if (!result.precision_reached && drifting)
+        result.warnings.push_back("measure '" + result.measures.front().name +
+                                  "' still drifts between the halves of the kept run: the "
+                                  "estimate may be biased");
+    else if (!result.precision_reached && long_warmup)
+        result.warnings.push_back(
+            "the warm-up of '" + result.measures.front().name + "' was still " +
+            fmt(static_cast<double>(first_cut) * batch_len) + " s of the " +
+            fmt(static_cast<double>(batches) * batch_len) +
+            " s simulated per replication (more than a quarter): the estimate may be biased");
     for (const std::string& name : suspect_transient)
         result.warnings.push_back("measure '" + name +
                                   "' still drifts over the whole run (warm-up removal cut half of "

@@ -45,3 +45,26 @@ TEST_CASE("MSER removes an initial transient and keeps a stationary series") {
     CHECK(d <= 100);
     CHECK(mser_truncation({1, 2}) == 0);
 }
+
+TEST_CASE("MSER on averaged groups finds a long transient that is small next to the noise") {
+    // 512 batches of noise (sd 1) with a linear excess decaying from 0.5 to 0 over the first
+    // 160: per batch the excess is buried in the noise, over groups of 8 it is not.
+    Rng rng(7, 0);
+    std::vector<double> x;
+    for (int i = 0; i < 512; ++i) x.push_back(rng.normal() + (i < 160 ? 0.5 * (1 - i / 160.0) : 0));
+    const std::size_t plain = mser_truncation(x);
+    const std::size_t grouped = mser_truncation(x, 64);
+    INFO("plain cut " << plain << ", grouped cut " << grouped);
+    // Per batch the excess never exceeds half a noise sd and MSER keeps everything; over
+    // groups (sd 0.35) its first part stands out and is cut.
+    CHECK(plain == 0);
+    CHECK(grouped % 8 == 0);  // groups of 512 / 64 = 8 batches
+    CHECK(grouped >= 32);
+    CHECK(grouped <= 256);
+    // Grouping is a no-op when the series is already short enough.
+    const std::vector<double> head(x.begin(), x.begin() + 64);
+    CHECK(mser_truncation(head, 64) == mser_truncation(head));
+    // The last group takes the remainder: 70 values in groups of 2 (35 groups).
+    const std::vector<double> odd(x.begin(), x.begin() + 70);
+    CHECK(mser_truncation(odd, 64) % 2 == 0);
+}
