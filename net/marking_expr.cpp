@@ -71,26 +71,35 @@ double apply2(Code c, double a, double b) {
     }
 }
 
+// The operations of speeds (processor sharing: min(b1 / tokens(p), b2 / tokens(q))) are
+// dispatched directly; the rest through their arity.
 template <class Stack>
 double run(const std::vector<ExprOp>& code, const uint32_t* marking, Stack& stack) {
     std::size_t top = 0;
     for (const ExprOp& op : code) {
-        switch (arity(op.code)) {
-            case 0:
-                stack[top++] = op.code == Code::Const ? op.value
-                                                      : static_cast<double>(marking[op.place]);
-                break;
-            case 1:
-                stack[top - 1] = apply1(op.code, stack[top - 1]);
-                break;
-            case 2:
-                stack[top - 2] = apply2(op.code, stack[top - 2], stack[top - 1]);
-                --top;
-                break;
+        switch (op.code) {
+            case Code::Const: stack[top++] = op.value; break;
+            case Code::Tokens: stack[top++] = static_cast<double>(marking[op.place]); break;
+            case Code::Add: stack[top - 2] += stack[top - 1]; --top; break;
+            case Code::Sub: stack[top - 2] -= stack[top - 1]; --top; break;
+            case Code::Mul: stack[top - 2] *= stack[top - 1]; --top; break;
+            case Code::Div: stack[top - 2] /= stack[top - 1]; --top; break;
+            case Code::Min: stack[top - 2] = std::min(stack[top - 2], stack[top - 1]); --top; break;
+            case Code::Max: stack[top - 2] = std::max(stack[top - 2], stack[top - 1]); --top; break;
             default:
-                stack[top - 3] = stack[top - 3] != 0 ? stack[top - 2] : stack[top - 1];
-                top -= 2;
-                break;
+                switch (arity(op.code)) {
+                    case 1:
+                        stack[top - 1] = apply1(op.code, stack[top - 1]);
+                        break;
+                    case 2:
+                        stack[top - 2] = apply2(op.code, stack[top - 2], stack[top - 1]);
+                        --top;
+                        break;
+                    default:
+                        stack[top - 3] = stack[top - 3] != 0 ? stack[top - 2] : stack[top - 1];
+                        top -= 2;
+                        break;
+                }
         }
     }
     return top ? stack[top - 1] : 0.0;

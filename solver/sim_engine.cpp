@@ -18,6 +18,29 @@ void append_range(std::vector<CompiledNet::Range>& ranges, std::size_t begin, st
     ranges.push_back({static_cast<uint32_t>(begin), static_cast<uint32_t>(end)});
 }
 
+/// The SpeedForm of a postfix speed program, if it is c / tokens(p) or
+/// min(c1 / tokens(p1), c2 / tokens(p2)); terms == 0 otherwise.
+CompiledNet::SpeedForm speed_form(const net::MarkingExpr& e) {
+    using C = net::ExprOp::Code;
+    const auto& k = e.code;
+    auto share = [&](std::size_t i) {
+        return k[i].code == C::Const && k[i + 1].code == C::Tokens && k[i + 2].code == C::Div;
+    };
+    CompiledNet::SpeedForm f;
+    if (k.size() == 3 && share(0)) {
+        f.terms = 1;
+    } else if (k.size() == 7 && share(0) && share(3) && k[6].code == C::Min) {
+        f.terms = 2;
+        f.c2 = k[3].value;
+        f.p2 = k[4].place;
+    } else {
+        return f;
+    }
+    f.c1 = k[0].value;
+    f.p1 = k[1].place;
+    return f;
+}
+
 }  // namespace
 
 CompiledNet CompiledNet::build(const net::PetriNet& net, const std::vector<net::MarkingExpr>& tracked,
@@ -121,6 +144,7 @@ CompiledNet CompiledNet::build_columns(const net::PetriNet& net,
         if (tr.speed && !tr.speed->code.empty()) {
             c.speed.push_back(static_cast<int32_t>(c.exprs.size()));
             c.exprs.push_back(*tr.speed);
+            c.speed_forms.push_back(speed_form(*tr.speed));
         } else {
             c.speed.push_back(-1);
         }
@@ -250,6 +274,14 @@ void SimEngine::set_watch_mode(uint32_t t, uint32_t mode) {
     watch(mode);
 }
 
+double SimEngine::speed_value(uint32_t expr) const {
+    const CompiledNet::SpeedForm& f = net_.speed_forms[expr];
+    if (f.terms == 0) return net_.exprs[expr].evaluate(marking_.data());
+    const double a = f.c1 / static_cast<double>(marking_[f.p1]);
+    if (f.terms == 1) return a;
+    return std::min(a, f.c2 / static_cast<double>(marking_[f.p2]));
+}
+
 double SimEngine::remaining_work(uint32_t slot) const {
     const uint32_t t = slot_owner_[slot];
     if (net_.speed[t] < 0) return std::max(0.0, queue_.time(slot) - now_);
@@ -352,7 +384,7 @@ void SimEngine::update(uint32_t t) {
     const int32_t sx = net_.speed[t];
     // A speed matters only to running clocks and to the clocks about to start.
     if (sx >= 0 && (target > 0 || !cl.empty())) {
-        const double sp = net_.exprs[static_cast<uint32_t>(sx)].evaluate(marking_.data());
+        const double sp = speed_value(static_cast<uint32_t>(sx));
         if (!(sp >= 0)) {  // negative or NaN
             if (status_ == Status::Ok) {
                 status_ = Status::BadSpeed;

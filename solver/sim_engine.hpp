@@ -57,6 +57,15 @@ struct CompiledNet {
 
     /// Marking expressions: speeds first, then the time-averaged expressions of measures.
     std::vector<net::MarkingExpr> exprs;
+    /// Speeds of the forms c / tokens(p) and min(c1 / tokens(p1), c2 / tokens(p2)) (the fair
+    /// share of one or two NIC directions) are evaluated without the interpreter, with the
+    /// same IEEE operations in the same order. One per speed expression; terms == 0: interpret.
+    struct SpeedForm {
+        uint32_t terms = 0;
+        uint32_t p1 = 0, p2 = 0;
+        double c1 = 0, c2 = 0;
+    };
+    std::vector<SpeedForm> speed_forms;
     uint32_t first_tracked_expr = 0;   // exprs[first_tracked_expr..] are time-averaged
     /// Count columns of a snapshot: when transition t fires, every (column, coef) of
     /// count_terms[t] adds coef to that column (a weighted firing count). Only the transitions
@@ -188,6 +197,7 @@ private:
     void remove_clock_slot(uint32_t t, uint32_t slot);
     Status fire_top();
     double remaining_work(uint32_t slot) const;
+    double speed_value(uint32_t expr) const;
     void flush_exprs();
     void set_immediate_enabled(uint32_t t, bool on);
 
