@@ -635,10 +635,13 @@ SolveResult simulate(const net::PetriNet& net, const SolveOptions& options) {
             fmt(static_cast<double>(first_cut) * batch_len) + " s of the " +
             fmt(static_cast<double>(batches) * batch_len) +
             " s simulated per replication (more than a quarter): the estimate may be biased");
-    for (const std::string& name : suspect_transient)
+    const bool first_warned = !result.precision_reached && (drifting || long_warmup);
+    for (const std::string& name : suspect_transient) {
+        if (first_warned && name == result.measures.front().name) continue;  // said above
         result.warnings.push_back("measure '" + name +
                                   "' still drifts over the whole run (warm-up removal cut half of "
                                   "it and the halves differ): the estimate may be biased");
+    }
     return result;
 }
 
