@@ -18,6 +18,7 @@
 #include <limits>
 #include <memory>
 #include <sstream>
+#include <tuple>
 #include <unordered_map>
 
 #include "solver/sim_engine.hpp"
@@ -450,6 +451,30 @@ SolveResult simulate(const net::PetriNet& net, const SolveOptions& options) {
             return measure_value(m, rep.rows.data() + from * w, rep.rows.data() + to * w,
                                  static_cast<double>(to - from) * batch_len);
         };
+        // A paired comparison across replications of a measure over [from_r, mid_r) and
+        // [mid_r, batches): it *shifts* when the difference is significant at kDriftConfidence
+        // and larger than `precision` × the level over [level_r, batches). `identical`: every
+        // replication has the same difference (the counts of a nearly deterministic process
+        // seen from the same start, not a trend the replications could measure).
+        struct Shift {
+            bool shifts = false, identical = false;
+        };
+        auto compare = [&](const MeasurePlan& m, auto&& split) {
+            std::vector<double> diff;
+            double level = 0;
+            for (uint32_t r = 0; r < n_rep; ++r) {
+                const auto [from, mid, level_from] = split(r);
+                if (mid <= from || mid >= batches) return Shift{};
+                diff.push_back(window(reps[r], m, from, mid) - window(reps[r], m, mid, batches));
+                level += window(reps[r], m, level_from, batches);
+            }
+            level /= static_cast<double>(n_rep);
+            const Interval t = student_interval(diff, kDriftConfidence);
+            return Shift{std::fabs(t.mean) > t.half_width &&
+                             std::fabs(t.mean) > options.precision * std::fabs(level),
+                         std::all_of(diff.begin(), diff.end(),
+                                     [&](double x) { return x == diff[0]; })};
+        };
         suspect_transient.clear();
         for (std::size_t i = 0; i < plans.size(); ++i) {
             const MeasurePlan& m = plans[i];
@@ -473,19 +498,10 @@ SolveResult simulate(const net::PetriNet& net, const SolveOptions& options) {
             const std::size_t cut = std::max(cuts[i][0], cuts[i][1]);
             // MSER at its limit (half the run) may be noise or a transient longer than the run:
             // a paired test across replications of first half vs second half tells them apart.
-            if (cut >= half && half > 0 && n_rep > 1) {
-                std::vector<double> d;
-                for (const Replication& rep : reps)
-                    d.push_back(window(rep, m, 0, half) - window(rep, m, half, batches));
-                // Only a drift that matters at the requested precision is reported.
-                const Interval t = student_interval(d, 0.999);
-                double level = 0;
-                for (const Replication& rep : reps) level += window(rep, m, half, batches);
-                level /= n_rep;
-                if (std::fabs(t.mean) > t.half_width &&
-                    std::fabs(t.mean) > options.precision * std::fabs(level))
-                    suspect_transient.push_back(net.measures[i].name);
-            }
+            // Only a drift that matters at the requested precision is reported.
+            if (cut >= half && half > 0 && n_rep > 1 &&
+                compare(m, [&](uint32_t) { return std::tuple{std::size_t{0}, half, half}; }).shifts)
+                suspect_transient.push_back(net.measures[i].name);
         }
 
         // One estimate per replication. Without randomness, or when every replication gives
@@ -559,31 +575,18 @@ SolveResult simulate(const net::PetriNet& net, const SolveOptions& options) {
         first_cut = std::max(cuts[0][0], cuts[0][1]);
         long_warmup = drifting = false;
         if (n_rep > 1 && !deterministic) {
-            auto differs = [&](auto&& split) {
-                std::vector<double> diff;
-                double level = 0;
-                for (uint32_t r = 0; r < n_rep; ++r) {
-                    const auto [from, mid] = split(cuts[0][r & 1]);
-                    if (mid <= from || mid >= batches) return false;
-                    diff.push_back(window(reps[r], plans[0], from, mid) -
-                                   window(reps[r], plans[0], mid, batches));
-                    level += window(reps[r], plans[0], cuts[0][r & 1], batches);
-                }
-                level /= static_cast<double>(n_rep);
-                // Identical differences in every replication are the discretisation of a
-                // nearly deterministic process observed from the same start, not a trend.
-                if (std::all_of(diff.begin(), diff.end(), [&](double x) { return x == diff[0]; }))
-                    return false;
-                const Interval t = student_interval(diff, kDriftConfidence);
-                return std::fabs(t.mean) > t.half_width &&
-                       std::fabs(t.mean) > options.precision * std::fabs(level);
-            };
-            if (static_cast<double>(first_cut) > kMaxWarmupShare * static_cast<double>(batches))
-                long_warmup = differs([](std::size_t cut) { return std::pair{std::size_t{0}, cut}; });
-            else
-                drifting = differs([&](std::size_t cut) {
-                    return std::pair{cut, (cut + batches) / 2};
+            const auto& cut0 = cuts[0];
+            if (static_cast<double>(first_cut) > kMaxWarmupShare * static_cast<double>(batches)) {
+                const Shift s = compare(plans[0], [&](uint32_t r) {
+                    return std::tuple{std::size_t{0}, cut0[r & 1], cut0[r & 1]};
                 });
+                long_warmup = s.shifts && !s.identical;
+            } else {
+                const Shift s = compare(plans[0], [&](uint32_t r) {
+                    return std::tuple{cut0[r & 1], (cut0[r & 1] + batches) / 2, cut0[r & 1]};
+                });
+                drifting = s.shifts && !s.identical;
+            }
         }
         const bool warmed_up = !long_warmup && !drifting;
         const MeasureEstimate& first = result.measures.front();
