@@ -58,6 +58,31 @@ double Rng::gamma(double shape) {
 
 uint32_t DistributionTable::add(const net::Distribution& d) { return add_node(d); }
 
+uint32_t DistributionTable::add_sum(const std::vector<uint32_t>& roots) {
+    if (roots.empty()) throw std::invalid_argument("empty sum distribution");
+    // Constant parts are added once, as one det part.
+    std::vector<uint32_t> parts;
+    double constant = 0;
+    for (uint32_t r : roots) {
+        if (nodes_[r].kind == Kind::Det) constant += nodes_[r].a;
+        else parts.push_back(r);
+    }
+    if (constant != 0 || parts.empty()) {
+        Node c;
+        c.a = constant;
+        nodes_.push_back(c);
+        parts.push_back(static_cast<uint32_t>(nodes_.size() - 1));
+    }
+    if (parts.size() == 1) return parts[0];
+    Node n;
+    n.kind = Kind::Sum;
+    n.first = static_cast<uint32_t>(kids_.size());
+    n.count = static_cast<uint32_t>(parts.size());
+    kids_.insert(kids_.end(), parts.begin(), parts.end());
+    nodes_.push_back(n);
+    return static_cast<uint32_t>(nodes_.size() - 1);
+}
+
 uint32_t DistributionTable::add_node(const net::Distribution& d) {
     const uint32_t id = static_cast<uint32_t>(nodes_.size());
     nodes_.emplace_back();

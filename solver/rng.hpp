@@ -58,6 +58,8 @@ public:
     /// Adds `d` and returns its root index. Throws std::invalid_argument on malformed input
     /// (empty empirical or mixture, mismatched mixture probabilities).
     uint32_t add(const net::Distribution& d);
+    /// Adds the sum of independent draws of the distributions rooted at `roots` (non-empty).
+    uint32_t add_sum(const std::vector<uint32_t>& roots);
     /// One draw (seconds, >= 0) from the distribution rooted at `root`.
     double sample(uint32_t root, Rng& rng) const;
     /// True when the root is a constant (no randomness).

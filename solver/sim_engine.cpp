@@ -54,7 +54,7 @@ CompiledNet CompiledNet::build(const net::PetriNet& net, const std::vector<net::
 CompiledNet CompiledNet::build_columns(const net::PetriNet& net,
                                        const std::vector<net::MarkingExpr>& tracked,
                                        const std::vector<CountColumn>& columns,
-                                       uint64_t unbounded_tokens) {
+                                       uint64_t unbounded_tokens, bool fuse) {
     CompiledNet c;
     c.num_places = static_cast<uint32_t>(net.places.size());
     c.num_transitions = static_cast<uint32_t>(net.transitions.size());
@@ -64,7 +64,7 @@ CompiledNet CompiledNet::build_columns(const net::PetriNet& net,
         c.place_names.push_back(p.name);
         const bool bounded = p.bound && *p.bound < max_tokens;
         c.limit.push_back(bounded ? *p.bound : max_tokens);
-        c.limit_is_bound.push_back(bounded ? 1 : 0);
+        c.limit_is_bound.push_back(bounded ? kLimitBound : kLimitUnbounded);
     }
     // place_interest[p]: the last interest created for p (it belongs to the current transition
     // when its id is at least the transition's first interest).
@@ -179,7 +179,95 @@ CompiledNet CompiledNet::build_columns(const net::PetriNet& net,
         append_range(c.count_terms, b, c.count_pool.size());
     }
     c.num_count_columns = static_cast<uint32_t>(columns.size());
+    c.firings.assign(c.num_transitions, 1);
+    if (fuse) c.fuse_chains(net);
     return c;
+}
+
+void CompiledNet::fuse_chains(const net::PetriNet& net) {
+    constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+    // Per place: its arcs, and whether anything but one producer and one consumer sees it.
+    std::vector<uint32_t> producers(num_places, 0), consumers(num_places, 0);
+    std::vector<uint32_t> producer(num_places, kNone), consumer(num_places, kNone);
+    std::vector<uint8_t> seen(num_places, 0);
+    for (uint32_t t = 0; t < num_transitions; ++t) {
+        const net::Transition& tr = net.transitions[t];
+        for (const net::Arc& a : tr.outputs) {
+            ++producers[a.place.value];
+            producer[a.place.value] = t;
+            if (a.multiplicity != 1) seen[a.place.value] = 1;
+        }
+        for (const net::Arc& a : tr.inputs) {
+            ++consumers[a.place.value];
+            consumer[a.place.value] = t;
+            if (a.multiplicity != 1) seen[a.place.value] = 1;
+        }
+        for (const net::Arc& a : tr.inhibitors) seen[a.place.value] = 1;
+    }
+    for (const net::MarkingExpr& e : exprs)  // speeds and measures
+        for (uint32_t p : e.places()) seen[p] = 1;
+    auto is_private = [&](uint32_t p) {
+        return producers[p] == 1 && consumers[p] == 1 && !seen[p] && producer[p] != consumer[p];
+    };
+    // A transition that can follow in a chain: unslowed, its only input private. Immediate
+    // members (zero-delay steps) add nothing to the sum; a chain starts at a timed one.
+    auto member = [&](uint32_t t) {
+        const net::Transition& tr = net.transitions[t];
+        return speed[t] < 0 && tr.inputs.size() == 1 && tr.inhibitors.empty() &&
+               is_private(tr.inputs[0].place.value);
+    };
+    // The member that follows t: t's only output is a private, initially empty place.
+    auto next = [&](uint32_t t) {
+        const net::Transition& tr = net.transitions[t];
+        if (tr.outputs.size() != 1) return kNone;
+        const uint32_t p = tr.outputs[0].place.value;
+        if (!is_private(p) || initial[p] != 0 || !member(consumer[p])) return kNone;
+        return consumer[p];
+    };
+    uint32_t zero = kNone;  // det(0), the delay of an immediate member
+    std::vector<uint8_t> used(num_transitions, 0);
+    // Chains start at the lowest id; a chain entered in its middle is still exact, only shorter.
+    for (uint32_t head = 0; head < num_transitions; ++head) {
+        if (used[head] || immediate[head] || !member(head)) continue;
+        const uint32_t entry = net.transitions[head].inputs[0].place.value;
+        if (initial[entry] > 1) continue;
+        std::vector<uint32_t> chain{head};
+        used[head] = 1;
+        for (uint32_t u = next(head); u != kNone && !used[u]; u = next(u)) {
+            chain.push_back(u);
+            used[u] = 1;
+        }
+        if (chain.size() < 2) continue;
+        const uint32_t last = chain.back();
+        const uint32_t last_in = net.transitions[last].inputs[0].place.value;
+        // The head now consumes the entry token and produces what the last member produces.
+        std::map<uint32_t, int64_t> delta{{entry, -1}};
+        for (uint32_t i = deltas[last].begin; i < deltas[last].end; ++i)
+            if (delta_pool[i].place != last_in) delta[delta_pool[i].place] += delta_pool[i].delta;
+        const std::size_t db = delta_pool.size();
+        for (auto [p, d] : delta)
+            if (d != 0) delta_pool.push_back({p, static_cast<int32_t>(d)});
+        deltas[head] = {static_cast<uint32_t>(db), static_cast<uint32_t>(delta_pool.size())};
+        std::map<uint32_t, double> count;
+        std::vector<uint32_t> roots;
+        for (uint32_t u : chain) {
+            if (immediate[u] && zero == kNone) zero = dists.add(net::Distribution{net::Det{0}});
+            roots.push_back(immediate[u] ? zero : dist[u]);
+            for (uint32_t i = count_terms[u].begin; i < count_terms[u].end; ++i)
+                count[count_pool[i].column] += count_pool[i].coef;
+        }
+        const std::size_t cb = count_pool.size();
+        for (auto [col, coef] : count) count_pool.push_back({col, coef});
+        count_terms[head] = {static_cast<uint32_t>(cb), static_cast<uint32_t>(count_pool.size())};
+        dist[head] = dists.add_sum(roots);
+        firings[head] = static_cast<uint32_t>(chain.size());
+        if (limit[entry] > 1) {
+            limit[entry] = 1;
+            limit_is_bound[entry] = kLimitChain;
+        }
+        ++fused_chains;
+        fused_transitions += static_cast<uint32_t>(chain.size());
+    }
 }
 
 SimEngine::SimEngine(const CompiledNet& net, uint64_t seed, uint64_t stream)
@@ -407,7 +495,7 @@ void SimEngine::update(uint32_t t) {
 }
 
 SimEngine::Status SimEngine::fire(uint32_t t) {
-    ++events_;
+    events_ += net_.firings[t];
     const CompiledNet::Range ct = net_.count_terms[t];
     for (uint32_t i = ct.begin; i < ct.end; ++i) {
         const CompiledNet::CountTerm& k = net_.count_pool[i];
@@ -427,7 +515,10 @@ SimEngine::Status SimEngine::fire(uint32_t t) {
         const uint32_t m = static_cast<uint32_t>(static_cast<int64_t>(marking_[d.place]) + d.delta);
         marking_[d.place] = m;
         if (d.delta > 0 && m > net_.limit[d.place] && st == Status::Ok) {
-            st = net_.limit_is_bound[d.place] ? Status::BoundExceeded : Status::Unbounded;
+            const uint8_t why = net_.limit_is_bound[d.place];
+            st = why == CompiledNet::kLimitBound   ? Status::BoundExceeded
+                 : why == CompiledNet::kLimitChain ? Status::ChainOverlap
+                                                   : Status::Unbounded;
             error_element_ = d.place;
         }
         for (uint32_t id = watch_head_[d.place]; id != EventQueue::kNone; id = watch_[id].next) {

@@ -32,7 +32,10 @@ struct CompiledNet {
     uint32_t num_transitions = 0;
     std::vector<uint32_t> initial;
     std::vector<uint64_t> limit;           // tokens above this are an error
-    std::vector<uint8_t> limit_is_bound;   // 1: explicit `bound`, 0: options.unbounded_tokens
+    /// Per place, what exceeding `limit` means: kLimitUnbounded (options.unbounded_tokens),
+    /// kLimitBound (an explicit `bound`) or kLimitChain (a second token entered a fused chain).
+    std::vector<uint8_t> limit_is_bound;
+    static constexpr uint8_t kLimitUnbounded = 0, kLimitBound = 1, kLimitChain = 2;
 
     std::vector<Range> inputs, inhibitors, deltas;  // per transition
     std::vector<ArcRef> arc_pool;                   // inputs and inhibitors
@@ -80,6 +83,12 @@ struct CompiledNet {
 
     std::vector<std::string> place_names, transition_names;
 
+    /// Fused chains (fuse_chains()): per transition, how many of the net's firings one of its
+    /// firings stands for — 1, or the length of the chain it heads.
+    std::vector<uint32_t> firings;
+    uint32_t fused_chains = 0;       // chains merged
+    uint32_t fused_transitions = 0;  // transitions they hold, heads included
+
     /// Flattens `net`; `tracked` are the expressions to time-average, `counted` the
     /// transitions whose firings are counted. Throws SolveError(Invalid) for nets the
     /// simulator cannot run (e.g. a timed source with infinite servers).
@@ -88,10 +97,26 @@ struct CompiledNet {
     /// As build(), with general count columns: column c accumulates Σ coef over the firings of
     /// the (transition, coef) pairs of `columns[c]`.
     using CountColumn = std::vector<std::pair<uint32_t, double>>;
+    /// With `fuse`, private chains of timed transitions then run as one event (fuse_chains()).
     static CompiledNet build_columns(const net::PetriNet& net,
                                      const std::vector<net::MarkingExpr>& tracked,
                                      const std::vector<CountColumn>& columns,
-                                     uint64_t unbounded_tokens);
+                                     uint64_t unbounded_tokens, bool fuse = false);
+
+    /// Series reduction of the flattened net, exact in distribution. A chain
+    /// u0 →p1→ u1 →p2→ … → uk (k >= 1) is fused when every place p_j is private (its only arcs
+    /// are one output arc of u_{j−1} and one input arc of u_j, both of weight 1; no inhibitor,
+    /// speed or measure reads it; initially empty), every u_j has that place as its only input,
+    /// no inhibitor and no speed, and no output but p_{j+1} (j < k); u0 is timed and its input
+    /// place e is private to it in the same way (with at most one initial token); u1 … uk may
+    /// be immediate (zero delay). Then u0, once enabled, runs for the sum of the members'
+    /// delays and fires with uk's outputs; u1 … uk are never enabled again. Each firing counts
+    /// one firing of every member (at the chain's end). Nothing outside the chain can tell the
+    /// difference while it holds one token at a time: its places are read by no one and its
+    /// transitions cannot be disabled or slowed. A second token in e would make the chain a
+    /// tandem queue, so e's limit becomes 1 (kLimitChain): the engine then stops with
+    /// SimEngine::Status::ChainOverlap and simulate() runs the net unfused.
+    void fuse_chains(const net::PetriNet& net);
 
     uint32_t num_tracked() const { return static_cast<uint32_t>(exprs.size()) - first_tracked_expr; }
     /// Width of a snapshot row: count columns then tracked integrals.
@@ -147,7 +172,7 @@ private:
 class SimEngine {
 public:
     enum class Status : uint8_t { Ok, Deadlock, BoundExceeded, Unbounded, TimelessTrap, BadSpeed,
-                                  Aborted };
+                                  Aborted, ChainOverlap };
 
     /// Maximum immediate firings at one instant before Status::TimelessTrap.
     static constexpr uint64_t kMaxImmediateFirings = 1'000'000;

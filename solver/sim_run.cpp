@@ -85,8 +85,12 @@ std::string marking_text(const CompiledNet& cn, const std::vector<uint32_t>& m) 
     return out.empty() ? "all places empty" : out;
 }
 
+/// A second token entered a fused chain: the run starts over with the net unfused.
+struct ChainOverlap {};
+
 [[noreturn]] void throw_status(const CompiledNet& cn, const SimEngine& e, Status st,
                                const std::string& where) {
+    if (st == Status::ChainOverlap) throw ChainOverlap{};
     const std::string at = " at t=" + fmt(e.now()) + " s (" + where + ")";
     const uint32_t el = e.error_element();
     switch (st) {
@@ -121,7 +125,8 @@ std::string marking_text(const CompiledNet& cn, const std::vector<uint32_t>& m) 
                                  marking_text(cn, e.marking()),
                              {}, el);
         case Status::Ok:
-        case Status::Aborted: break;
+        case Status::Aborted:
+        case Status::ChainOverlap: break;
     }
     throw SolveError(SolveError::Kind::Invalid, "simulation stopped" + at);
 }
@@ -230,10 +235,27 @@ struct Replication {
     Status status = Status::Ok;
 };
 
+SolveResult simulate_from(const net::PetriNet& net, const SolveOptions& options,
+                          Clock::time_point t0, bool fuse);
+
 }  // namespace
 
 SolveResult simulate(const net::PetriNet& net, const SolveOptions& options) {
     const Clock::time_point t0 = Clock::now();
+    if (options.fuse_chains) {
+        try {
+            return simulate_from(net, options, t0, true);
+        } catch (const ChainOverlap&) {
+            // A chain holds two tokens at once somewhere: run the net as it is.
+        }
+    }
+    return simulate_from(net, options, t0, false);
+}
+
+namespace {
+
+SolveResult simulate_from(const net::PetriNet& net, const SolveOptions& options,
+                          Clock::time_point t0, bool fuse) {
     if (const auto problems = net::validate(net); !problems.empty())
         throw SolveError(SolveError::Kind::Invalid, "invalid net: " + problems.front());
     if (!(options.confidence > 0 && options.confidence < 1))
@@ -308,7 +330,7 @@ SolveResult simulate(const net::PetriNet& net, const SolveOptions& options) {
         if (p.kind == net::Measure::Kind::TimeAverage)
             p.expr_col += static_cast<uint32_t>(columns.size());
     const CompiledNet cn =
-        CompiledNet::build_columns(net, tracked, columns, options.unbounded_tokens);
+        CompiledNet::build_columns(net, tracked, columns, options.unbounded_tokens, fuse);
     const uint32_t w = cn.snapshot_width();
     std::vector<double> row_buf(w);
     auto activity_of = [&](const SimEngine& e) {
@@ -647,5 +669,7 @@ SolveResult simulate(const net::PetriNet& net, const SolveOptions& options) {
     }
     return result;
 }
+
+}  // namespace
 
 }  // namespace sgdnet::solver

@@ -103,3 +103,27 @@ TEST_CASE("deterministic roots are recognised") {
     CHECK(t.is_deterministic(t.add({net::Shifted{{{net::Det{1}}}, 2}})));
     CHECK_FALSE(t.is_deterministic(t.add({net::Exp{1}})));
 }
+
+// add_sum (used for fused chains) folds its constant parts into one: the moments are those of
+// the whole sum, and a sum of constants is a constant.
+TEST_CASE("samplers: a table-built sum keeps the moments of its parts") {
+    DistributionTable t;
+    const uint32_t parts[] = {t.add({net::Det{1}}), t.add({net::Exp{2}}), t.add({net::Det{0}}),
+                              t.add({net::Lognormal{1, 0.5}}), t.add({net::Det{0.5}})};
+    const uint32_t root = t.add_sum({parts[0], parts[1], parts[2], parts[3], parts[4]});
+    Rng rng(5, 0);
+    const int n = 200000;
+    double s = 0, s2 = 0;
+    for (int i = 0; i < n; ++i) {
+        const double x = t.sample(root, rng);
+        s += x;
+        s2 += x * x;
+    }
+    const double mean = s / n, var = s2 / n - mean * mean;
+    // 1 + 0.5 + 0 + 1 + 0.5 = 3; variances 0.25 (exp) + 0.25 (lognormal) = 0.5.
+    CHECK(std::fabs(mean - 3) <= 5 * std::sqrt(0.5 / n));
+    CHECK(var == doctest::Approx(0.5).epsilon(0.05));
+    const uint32_t c = t.add_sum({parts[0], parts[2], parts[4]});
+    CHECK(t.is_deterministic(c));
+    CHECK(t.sample(c, rng) == 1.5);
+}

@@ -377,3 +377,100 @@ TEST_CASE("simulate: a transient longer than the run is flagged") {
     CHECK_FALSE(r.precision_reached);
     CHECK(flagged);
 }
+
+// ready →t0 det(1)→ a →t1 (immediate)→ b →t2 det(2)→ c →t3 det(0.5)→ ready: one token cycles,
+// nothing reads a, b or c, so the four transitions run as one 3.5-s event. Each chain end
+// counts one firing of every member (t2's column gets its firings at the end of the cycle).
+TEST_CASE("engine: a private chain runs as one event and counts every member's firings") {
+    NetBuilder b;
+    const uint32_t ready = b.place("ready", 1), a = b.place("a"), bb = b.place("b"),
+                   c = b.place("c");
+    const uint32_t t0 = b.timed("t0", det(1), {{ready, 1}}, {{a, 1}});
+    b.immediate("t1", 1, 1, {{a, 1}}, {{bb, 1}});
+    const uint32_t t2 = b.timed("t2", det(2), {{bb, 1}}, {{c, 1}});
+    b.timed("t3", det(0.5), {{c, 1}}, {{ready, 1}});
+    const CompiledNet cn = CompiledNet::build_columns(b.net, {}, {{{t0, 1.0}}, {{t2, 3.0}}},
+                                                      1'000'000, true);
+    CHECK(cn.fused_chains == 1);
+    CHECK(cn.fused_transitions == 4);
+    CHECK(cn.limit[ready] == 1);
+    SimEngine e(cn, 1, 0);
+    REQUIRE(e.run_until(35.25) == Status::Ok);  // cycles end at 3.5, 7, …, 35
+    std::vector<double> row(cn.snapshot_width());
+    e.snapshot(row.data());
+    CHECK(row[0] == 10);
+    CHECK(row[1] == 30);
+    CHECK(e.events() == 40);
+    CHECK(e.marking()[ready] == 1);
+    CHECK(e.marking()[c] == 0);
+
+    SUBCASE("a place that a measure reads splits the chain there") {
+        const CompiledNet cut = CompiledNet::build_columns(
+            b.net, {net::MarkingExpr::tokens(bb)}, {{{t0, 1.0}}}, 1'000'000, true);
+        CHECK(cut.fused_chains == 1);  // t2 → t3 only: t0 → t1 ends in b
+        CHECK(cut.fused_transitions == 2);
+    }
+    SUBCASE("an inhibitor on a chain place, or a slowed member, keeps it apart") {
+        NetBuilder g = b;
+        g.timed("watch", det(1), {}, {}, {{a, 1}});
+        const CompiledNet cut = CompiledNet::build_columns(g.net, {}, {}, 1'000'000, true);
+        CHECK(cut.fused_transitions == 2);  // t2 → t3
+        NetBuilder s = b;
+        s.net.transitions[t2].speed = net::MarkingExpr::tokens(ready);
+        const CompiledNet slow = CompiledNet::build_columns(s.net, {}, {}, 1'000'000, true);
+        CHECK(slow.fused_chains == 0);  // ready is read by t2's speed: t0 starts no chain
+    }
+}
+
+// Poisson arrivals (rate 1) into a tandem of two exponential stations (rates 2 and 3): the
+// chain e →s1→ m →s2 is private, but a second customer arrives while the first is inside, so
+// the fused run stops and the net is simulated as it is — with the same draws, hence the very
+// same result as a run without fusion. Departures equal arrivals: throughput 1.
+TEST_CASE("simulate: a chain that holds two tokens is simulated unfused, with the same result") {
+    NetBuilder b;
+    const uint32_t e = b.place("e"), m = b.place("m");
+    b.timed("arrive", exp_rate(1), {}, {{e, 1}});
+    b.timed("s1", exp_rate(2), {{e, 1}}, {{m, 1}});
+    const uint32_t s2 = b.timed("s2", exp_rate(3), {{m, 1}}, {});
+    b.throughput("X", s2);
+    CHECK(CompiledNet::build(b.net, {}, {s2}, 1'000'000).fused_chains == 0);
+    CHECK(CompiledNet::build_columns(b.net, {}, {}, 1'000'000, true).fused_chains == 1);
+    SolveOptions fused;
+    fused.confidence = 0.999;
+    SolveOptions plain = fused;
+    plain.fuse_chains = false;
+    const SolveResult rf = simulate(b.net, fused);
+    const SolveResult rp = simulate(b.net, plain);
+    CHECK(rf.measures[0].mean == rp.measures[0].mean);
+    CHECK(rf.measures[0].ci_low == rp.measures[0].ci_low);
+    CHECK(rf.stats.events == rp.stats.events);
+    CHECK(rf.measures[0].ci_low <= 1.0);
+    CHECK(rf.measures[0].ci_high >= 1.0);
+}
+
+// One token cycles through ten lognormal stages (means 1..10 ms, cv 0.5) and an exponential
+// one (mean 45 ms): a renewal process of mean cycle 100 ms, 10 cycles/s exactly. The ten stages
+// fuse into one; the 99.9% interval must still cover 10, with or without fusion.
+TEST_CASE("simulate: a fused chain keeps the renewal rate of its cycle") {
+    NetBuilder b;
+    std::vector<uint32_t> p{b.place("p0", 1)};
+    for (int k = 1; k <= 10; ++k) p.push_back(b.place("p" + std::to_string(k)));
+    for (int k = 0; k < 10; ++k)
+        b.timed("stage" + std::to_string(k),
+                net::Distribution{net::Lognormal{(k + 1) * 1e-3, 0.5}}, {{p[static_cast<std::size_t>(k)], 1}},
+                {{p[static_cast<std::size_t>(k) + 1], 1}});
+    const uint32_t back = b.timed("back", exp_rate(1 / 0.045), {{p[10], 1}}, {{p[0], 1}});
+    b.throughput("X", back);
+    CHECK(CompiledNet::build_columns(b.net, {}, {}, 1'000'000, true).fused_transitions == 11);
+    for (const bool fuse : {true, false}) {
+        CAPTURE(fuse);
+        SolveOptions o;
+        o.confidence = 0.999;
+        o.precision = 0.005;
+        o.fuse_chains = fuse;
+        const SolveResult r = simulate(b.net, o);
+        CHECK(r.measures[0].ci_low <= 10.0);
+        CHECK(r.measures[0].ci_high >= 10.0);
+        CHECK(r.measures[0].ci_high - r.measures[0].ci_low < 0.2);
+    }
+}
