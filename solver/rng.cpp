@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include <boost/random/normal_distribution.hpp>
+
 namespace sgdnet::solver {
 
 uint64_t splitmix64(uint64_t& state) {
@@ -26,14 +28,7 @@ Rng::Rng(uint64_t seed, uint64_t stream) {
 
 double Rng::exponential() { return -std::log(uniform_pos()); }
 
-double Rng::normal() {
-    for (;;) {
-        const double u = 2 * uniform() - 1;
-        const double v = 2 * uniform() - 1;
-        const double s = u * u + v * v;
-        if (s > 0 && s < 1) return u * std::sqrt(-2 * std::log(s) / s);
-    }
-}
+double Rng::normal() { return boost::random::normal_distribution<double>()(*this); }
 
 double Rng::gamma(double shape) {
     if (shape < 1) {

@@ -19,6 +19,12 @@ public:
     /// streams (the state is filled by SplitMix64 from a mix of both).
     Rng(uint64_t seed, uint64_t stream);
 
+    /// UniformRandomBitGenerator, for Boost.Random's distributions.
+    using result_type = uint64_t;
+    static constexpr result_type min() { return 0; }
+    static constexpr result_type max() { return ~result_type{0}; }
+    result_type operator()() { return next(); }
+
     /// Next raw 64-bit output.
     uint64_t next() {
         ++draws_;
@@ -38,7 +44,8 @@ public:
     double uniform_pos() { return static_cast<double>((next() >> 11) + 1) * 0x1.0p-53; }
     /// Exponential with mean 1.
     double exponential();
-    /// Standard normal (Marsaglia polar method, one value per call).
+    /// Standard normal (Boost.Random's ziggurat, Marsaglia & Tsang 2000: one 64-bit draw for
+    /// about 99% of values).
     double normal();
     /// Gamma with the given shape (> 0) and scale 1 (Marsaglia & Tsang 2000).
     double gamma(double shape);

@@ -104,6 +104,24 @@ TEST_CASE("deterministic roots are recognised") {
     CHECK_FALSE(t.is_deterministic(t.add({net::Exp{1}})));
 }
 
+// The normal sampler against Φ: the empirical CDF at nine points, tails included, within five
+// standard errors sqrt(p(1 − p)/n) of n = 10⁶ draws.
+TEST_CASE("rng: the standard normal follows Phi, tails included") {
+    Rng rng(3, 1);
+    const std::vector<double> z{-3.5, -3, -2, -1, -0.25, 0, 1, 2.5, 4};
+    std::vector<double> below(z.size(), 0);
+    const int n = 1'000'000;
+    for (int i = 0; i < n; ++i) {
+        const double x = rng.normal();
+        for (std::size_t k = 0; k < z.size(); ++k) below[k] += x <= z[k] ? 1 : 0;
+    }
+    for (std::size_t k = 0; k < z.size(); ++k) {
+        const double p = 0.5 * std::erfc(-z[k] / std::sqrt(2.0));
+        INFO("z = " << z[k] << ": " << below[k] / n << " vs " << p);
+        CHECK(std::fabs(below[k] / n - p) <= 5 * std::sqrt(p * (1 - p) / n) + 1e-12);
+    }
+}
+
 // add_sum (used for fused chains) folds its constant parts into one: the moments are those of
 // the whole sum, and a sum of constants is a constant.
 TEST_CASE("samplers: a table-built sum keeps the moments of its parts") {
