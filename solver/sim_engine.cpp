@@ -313,8 +313,11 @@ inline uint32_t SimEngine::degree(uint32_t t, uint32_t& blocker) const {
     const CompiledNet::Range in = net_.inputs[t];
     for (uint32_t i = in.begin; i < in.end; ++i) {
         const CompiledNet::ArcRef a = net_.arc_pool[i];
-        const uint32_t m = marking_[a.place];
-        d = std::min(d, a.mult == 1 ? m : m / a.mult);
+        uint32_t m = marking_[a.place];
+        // A branch, not a select: the division is rare and would otherwise run on every arc.
+        if (a.mult != 1) [[unlikely]]
+            m /= a.mult;
+        d = std::min(d, m);
         if (d == 0) {
             blocker = a.interest;
             return 0;
