@@ -1,4 +1,5 @@
-// One replication of the discrete-event simulation of a net: events, incremental enabling, immediates.
+// One replication of the discrete-event simulation of a net: events, incremental enabling,
+// immediates, fused chains.
 #include "solver/sim_engine.hpp"
 
 #include <algorithm>

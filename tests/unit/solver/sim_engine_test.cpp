@@ -1,4 +1,4 @@
-// Unit tests of one simulation replication: enabling, servers, memory, speed, errors.
+// Unit tests of one simulation replication: enabling, servers, memory, speed, errors, chains.
 // This file replaces the global operator new/delete (malloc/free) to count allocations; GCC's
 // matching heuristic does not know the pair is consistent.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -455,10 +455,10 @@ TEST_CASE("simulate: a fused chain keeps the renewal rate of its cycle") {
     NetBuilder b;
     std::vector<uint32_t> p{b.place("p0", 1)};
     for (int k = 1; k <= 10; ++k) p.push_back(b.place("p" + std::to_string(k)));
-    for (int k = 0; k < 10; ++k)
+    for (std::size_t k = 0; k < 10; ++k)
         b.timed("stage" + std::to_string(k),
-                net::Distribution{net::Lognormal{(k + 1) * 1e-3, 0.5}}, {{p[static_cast<std::size_t>(k)], 1}},
-                {{p[static_cast<std::size_t>(k) + 1], 1}});
+                net::Distribution{net::Lognormal{static_cast<double>(k + 1) * 1e-3, 0.5}},
+                {{p[k], 1}}, {{p[k + 1], 1}});
     const uint32_t back = b.timed("back", exp_rate(1 / 0.045), {{p[10], 1}}, {{p[0], 1}});
     b.throughput("X", back);
     CHECK(CompiledNet::build_columns(b.net, {}, {}, 1'000'000, true).fused_transitions == 11);
