@@ -238,6 +238,12 @@ void CompiledNet::fuse_chains(const net::PetriNet& net) {
             chain.push_back(u);
             used[u] = 1;
         }
+        // An immediate at the end would show its outputs at the instant of the last timed
+        // member's firing, before immediates of higher priority enabled then: keep it apart.
+        while (immediate[chain.back()]) {
+            used[chain.back()] = 0;
+            chain.pop_back();
+        }
         if (chain.size() < 2) continue;
         const uint32_t last = chain.back();
         const uint32_t last_in = net.transitions[last].inputs[0].place.value;

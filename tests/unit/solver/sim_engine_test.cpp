@@ -406,9 +406,19 @@ TEST_CASE("engine: a private chain runs as one event and counts every member's f
 
     SUBCASE("a place that a measure reads splits the chain there") {
         const CompiledNet cut = CompiledNet::build_columns(
-            b.net, {net::MarkingExpr::tokens(bb)}, {{{t0, 1.0}}}, 1'000'000, true);
-        CHECK(cut.fused_chains == 1);  // t2 → t3 only: t0 → t1 ends in b
-        CHECK(cut.fused_transitions == 2);
+            b.net, {net::MarkingExpr::tokens(c)}, {{{t0, 1.0}}}, 1'000'000, true);
+        CHECK(cut.fused_chains == 1);  // t0 → t1 → t2, ending in c; t3 alone
+        CHECK(cut.fused_transitions == 3);
+    }
+    SUBCASE("an immediate does not end a chain") {
+        NetBuilder g;
+        const uint32_t r = g.place("ready", 1), x = g.place("x"), y = g.place("y");
+        g.timed("u0", det(1), {{r, 1}}, {{x, 1}});
+        g.timed("u1", det(1), {{x, 1}}, {{y, 1}});
+        g.immediate("back", 1, 1, {{y, 1}}, {{r, 1}});
+        const CompiledNet cut = CompiledNet::build_columns(g.net, {}, {}, 1'000'000, true);
+        CHECK(cut.fused_chains == 1);
+        CHECK(cut.fused_transitions == 2);  // u0 → u1; `back` fires on its own
     }
     SUBCASE("an inhibitor on a chain place, or a slowed member, keeps it apart") {
         NetBuilder g = b;
