@@ -207,6 +207,9 @@ void CompiledNet::fuse_chains(const net::PetriNet& net) {
     }
     for (const net::MarkingExpr& e : exprs)  // speeds and measures
         for (uint32_t p : e.places()) seen[p] = 1;
+    // An explicit bound is checked on the marking, which a fused chain does not reproduce.
+    for (uint32_t p = 0; p < num_places; ++p)
+        if (net.places[p].bound) seen[p] = 1;
     auto is_private = [&](uint32_t p) {
         return producers[p] == 1 && consumers[p] == 1 && !seen[p] && producer[p] != consumer[p];
     };

@@ -107,9 +107,10 @@ struct CompiledNet {
     /// Series reduction of the flattened net, exact in distribution. A chain
     /// u0 →p1→ u1 →p2→ … → uk (k >= 1) is fused when every place p_j is private (its only arcs
     /// are one output arc of u_{j−1} and one input arc of u_j, both of weight 1; no inhibitor,
-    /// speed or measure reads it; initially empty), every u_j has that place as its only input,
-    /// no inhibitor and no speed, and no output but p_{j+1} (j < k); u0 is timed and its input
-    /// place e is private to it in the same way (with at most one initial token); u1 … uk−1
+    /// speed or measure reads it; no `bound`; initially empty), every u_j has that place as its
+    /// only input, no inhibitor and no speed, and no output but p_{j+1} (j < k); u0 is timed
+    /// and its input place e is private to it in the same way (with at most one initial
+    /// token); u1 … uk−1
     /// may be immediate (zero delay), uk is timed. Then u0, once enabled, runs for the sum of
     /// the members' delays and fires with uk's outputs; u1 … uk are never enabled again. Each
     /// firing counts one firing of every member (at the chain's end). Nothing outside the

@@ -410,6 +410,13 @@ TEST_CASE("engine: a private chain runs as one event and counts every member's f
         CHECK(cut.fused_chains == 1);  // t0 → t1 → t2, ending in c; t3 alone
         CHECK(cut.fused_transitions == 3);
     }
+    SUBCASE("a place with an explicit bound is not fused over") {
+        NetBuilder g = b;
+        g.net.places[c].bound = 1;  // t0 → t1 → t2 ends in c; t3 alone
+        CHECK(CompiledNet::build_columns(g.net, {}, {}, 1'000'000, true).fused_transitions == 3);
+        g.net.places[ready].bound = 1;  // the entry of t0: no chain starts there
+        CHECK(CompiledNet::build_columns(g.net, {}, {}, 1'000'000, true).fused_chains == 0);
+    }
     SUBCASE("an immediate does not end a chain") {
         NetBuilder g;
         const uint32_t r = g.place("ready", 1), x = g.place("x"), y = g.place("y");
