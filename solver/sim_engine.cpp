@@ -228,7 +228,6 @@ void CompiledNet::fuse_chains(const net::PetriNet& net) {
         if (!is_private(p) || initial[p] != 0 || !member(consumer[p])) return kNone;
         return consumer[p];
     };
-    uint32_t zero = kNone;  // det(0), the delay of an immediate member
     std::vector<uint8_t> used(num_transitions, 0);
     // Chains start at the lowest id; a chain entered in its middle is still exact, only shorter.
     for (uint32_t head = 0; head < num_transitions; ++head) {
@@ -261,8 +260,7 @@ void CompiledNet::fuse_chains(const net::PetriNet& net) {
         std::map<uint32_t, double> count;
         std::vector<uint32_t> roots;
         for (uint32_t u : chain) {
-            if (immediate[u] && zero == kNone) zero = dists.add(net::Distribution{net::Det{0}});
-            roots.push_back(immediate[u] ? zero : dist[u]);
+            if (!immediate[u]) roots.push_back(dist[u]);  // an immediate adds no delay
             for (uint32_t i = count_terms[u].begin; i < count_terms[u].end; ++i)
                 count[count_pool[i].column] += count_pool[i].coef;
         }

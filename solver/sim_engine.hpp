@@ -110,14 +110,14 @@ struct CompiledNet {
     /// speed or measure reads it; no `bound`; initially empty), every u_j has that place as its
     /// only input, no inhibitor and no speed, and no output but p_{j+1} (j < k); u0 is timed
     /// and its input place e is private to it in the same way (with at most one initial
-    /// token); u1 … uk−1
-    /// may be immediate (zero delay), uk is timed. Then u0, once enabled, runs for the sum of
-    /// the members' delays and fires with uk's outputs; u1 … uk are never enabled again. Each
-    /// firing counts one firing of every member (at the chain's end). Nothing outside the
-    /// chain can tell the difference while it holds one token at a time: its places are read
-    /// by no one and its transitions cannot be disabled or slowed. A second token in e would
-    /// make the chain a tandem queue, so e's limit becomes 1 (kLimitChain): the engine then
-    /// stops with SimEngine::Status::ChainOverlap and simulate() runs the net unfused.
+    /// token); u1 … uk−1 may be immediate (zero delay), uk is timed. Then u0, once enabled,
+    /// runs for the sum of the members' delays and fires with uk's outputs; u1 … uk are never
+    /// enabled again. Each firing counts one firing of every member (at the chain's end).
+    /// Nothing outside the chain can tell the difference while it holds one token at a time:
+    /// its places are read by no one and its transitions cannot be disabled or slowed. A
+    /// second token in e would make the chain a tandem queue, so e's limit becomes 1
+    /// (kLimitChain): the engine then stops with SimEngine::Status::ChainOverlap and
+    /// simulate() runs the net unfused.
     void fuse_chains(const net::PetriNet& net);
 
     uint32_t num_tracked() const { return static_cast<uint32_t>(exprs.size()) - first_tracked_expr; }
