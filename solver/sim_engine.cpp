@@ -150,6 +150,7 @@ CompiledNet CompiledNet::build_columns(const net::PetriNet& net,
             c.speed.push_back(-1);
         }
     }
+    c.find_share_groups();
     c.first_tracked_expr = static_cast<uint32_t>(c.exprs.size());
     std::vector<std::vector<uint32_t>> place_exprs(c.num_places);
     for (uint32_t i = 0; i < tracked.size(); ++i) {
@@ -183,6 +184,59 @@ CompiledNet CompiledNet::build_columns(const net::PetriNet& net,
     c.firings.assign(c.num_transitions, 1);
     if (fuse) c.fuse_chains(net);
     return c;
+}
+
+void CompiledNet::find_share_groups() {
+    shared.assign(num_transitions, 0);
+    share_terms.assign(num_transitions, {});
+    share_group.assign(num_places, -1);
+    auto input_of_weight_1 = [&](uint32_t t, uint32_t p) {
+        bool found = false;
+        for (uint32_t i = inputs[t].begin; i < inputs[t].end; ++i)
+            if (arc_pool[i].place == p) {
+                if (arc_pool[i].mult != 1) return false;
+                found = true;
+            }
+        return found;
+    };
+    auto good_constant = [](double c) { return c > 0 && std::isfinite(c); };
+    for (uint32_t t = 0; t < num_transitions; ++t) {
+        if (immediate[t] || speed[t] < 0 || servers[t] != 1) continue;
+        const SpeedForm& f = speed_forms[static_cast<uint32_t>(speed[t])];
+        if (f.terms == 0 || !good_constant(f.c1) || !input_of_weight_1(t, f.p1)) continue;
+        if (f.terms == 2 &&
+            (f.p2 == f.p1 || !good_constant(f.c2) || !input_of_weight_1(t, f.p2)))
+            continue;
+        shared[t] = 1;
+        ShareTerms& st = share_terms[t];
+        st.terms = f.terms;
+        for (uint32_t k = 0; k < f.terms; ++k) {
+            const uint32_t p = k == 0 ? f.p1 : f.p2;
+            if (share_group[p] < 0) {
+                share_group[p] = static_cast<int32_t>(group_place.size());
+                group_place.push_back(p);
+            }
+            st.group[k] = static_cast<uint32_t>(share_group[p]);
+            st.c[k] = k == 0 ? f.c1 : f.c2;
+        }
+    }
+    // Threshold interests: a single-server or immediate transition is enabled or not, and an
+    // arc of weight 1 only asks whether its place is empty.
+    interest_threshold.assign(interest_pool.size(), 0);
+    for (uint32_t t = 0; t < num_transitions; ++t) {
+        if (!immediate[t] && servers[t] != 1) continue;
+        std::vector<uint32_t> speed_places;
+        if (speed[t] >= 0 && !shared[t])
+            speed_places = exprs[static_cast<uint32_t>(speed[t])].places();
+        for (uint32_t id = interests[t].begin; id < interests[t].end; ++id) {
+            const uint32_t p = interest_pool[id];
+            bool ok = std::find(speed_places.begin(), speed_places.end(), p) == speed_places.end();
+            for (Range r : {inputs[t], inhibitors[t]})
+                for (uint32_t i = r.begin; i < r.end; ++i)
+                    if (arc_pool[i].place == p && arc_pool[i].mult != 1) ok = false;
+            interest_threshold[id] = ok ? 1 : 0;
+        }
+    }
 }
 
 void CompiledNet::fuse_chains(const net::PetriNet& net) {
@@ -287,6 +341,7 @@ SimEngine::SimEngine(const CompiledNet& net, uint64_t seed, uint64_t stream)
     cur_speed_.assign(net.num_transitions, 1.0);
     imm_pos_.assign(net.num_transitions, EventQueue::kNone);
     watch_head_.assign(net.num_places, EventQueue::kNone);
+    thresh_head_.assign(net.num_places, EventQueue::kNone);
     watch_.resize(net.interest_pool.size());
     for (std::size_t i = 0; i < watch_.size(); ++i)
         watch_[i] = {EventQueue::kNone, EventQueue::kNone, net.interest_owner[i], 0};
@@ -301,6 +356,14 @@ SimEngine::SimEngine(const CompiledNet& net, uint64_t seed, uint64_t stream)
     dirty_list_.reserve(n_expr);
     for (uint32_t i = 0; i < n_expr; ++i)
         expr_value_[i] = net.exprs[net.first_tracked_expr + i].evaluate(marking_.data());
+    groups_.resize(net.group_place.size());
+    for (uint32_t g = 0; g < groups_.size(); ++g) {
+        const uint32_t slot = new_slot();
+        slot_owner_[slot] = kGroupSlot;
+        slot_index_[slot] = g;
+        groups_[g].qid = slot;
+        groups_[g].n = net.initial[net.group_place[g]];
+    }
     for (uint32_t t = 0; t < net.num_transitions; ++t) {
         const CompiledNet::Range ir = net.interests[t];
         if (ir.end - ir.begin == 1) watch(ir.begin);
@@ -339,11 +402,11 @@ void SimEngine::watch(uint32_t id) {
     if (n.linked) return;
     n.linked = 1;
     const uint32_t p = net_.interest_pool[id];
-    const uint32_t head = watch_head_[p];
+    uint32_t& head = net_.interest_threshold[id] ? thresh_head_[p] : watch_head_[p];
     n.prev = EventQueue::kNone;
     n.next = head;
     if (head != EventQueue::kNone) watch_[head].prev = id;
-    watch_head_[p] = id;
+    head = id;
 }
 
 void SimEngine::unwatch(uint32_t id) {
@@ -351,6 +414,7 @@ void SimEngine::unwatch(uint32_t id) {
     if (!n.linked) return;
     n.linked = 0;
     if (n.prev != EventQueue::kNone) watch_[n.prev].next = n.next;
+    else if (net_.interest_threshold[id]) thresh_head_[net_.interest_pool[id]] = n.next;
     else watch_head_[net_.interest_pool[id]] = n.next;
     if (n.next != EventQueue::kNone) watch_[n.next].prev = n.prev;
 }
@@ -383,6 +447,13 @@ double SimEngine::speed_value(uint32_t expr) const {
 
 double SimEngine::remaining_work(uint32_t slot) const {
     const uint32_t t = slot_owner_[slot];
+    if (net_.shared[t]) {
+        const CompiledNet::ShareTerms& st = net_.share_terms[t];
+        const uint32_t b = bound_term_[slot];
+        const ShareGroup& g = groups_[st.group[b]];
+        const double v = now_ > g.at && g.n > 0 ? g.v + (now_ - g.at) / g.n : g.v;
+        return std::max(0.0, (g.jobs.time(job_pos_, slot) - v) * st.c[b]);
+    }
     if (net_.speed[t] < 0) return std::max(0.0, queue_.time(slot) - now_);
     const double sp = cur_speed_[t];
     if (now_ == slot_ref_[slot] || sp == 0) return slot_work_[slot];
@@ -390,22 +461,33 @@ double SimEngine::remaining_work(uint32_t slot) const {
     return std::max(0.0, slot_work_[slot] - (now_ - slot_ref_[slot]) * sp);
 }
 
+uint32_t SimEngine::new_slot() {
+    if (!free_slots_.empty()) {
+        const uint32_t slot = free_slots_.back();
+        free_slots_.pop_back();
+        return slot;
+    }
+    const auto slot = static_cast<uint32_t>(slot_owner_.size());
+    slot_owner_.push_back(0);
+    slot_index_.push_back(0);
+    slot_work_.push_back(0);
+    slot_ref_.push_back(0);
+    job_pos_.push_back(EventQueue::kNone);
+    other_pos_.push_back(EventQueue::kNone);
+    bound_term_.push_back(0);
+    queue_.reserve(slot + 1);
+    return slot;
+}
+
 void SimEngine::add_clock(uint32_t t) {
+    // A shared clock lives in its group's heap, not in the queue: the spare is not for it.
+    const bool reuse = spare_slot_ != EventQueue::kNone && !net_.shared[t];
     uint32_t slot;
-    const bool reuse = spare_slot_ != EventQueue::kNone;
     if (reuse) {
         slot = spare_slot_;
         spare_slot_ = EventQueue::kNone;
-    } else if (!free_slots_.empty()) {
-        slot = free_slots_.back();
-        free_slots_.pop_back();
     } else {
-        slot = static_cast<uint32_t>(slot_owner_.size());
-        slot_owner_.push_back(0);
-        slot_index_.push_back(0);
-        slot_work_.push_back(0);
-        slot_ref_.push_back(0);
-        queue_.reserve(slot + 1);
+        slot = new_slot();
     }
     auto& cl = clocks_[t];
     slot_owner_[slot] = t;
@@ -418,6 +500,10 @@ void SimEngine::add_clock(uint32_t t) {
         susp.pop_back();
     } else {
         work = net_.dists.sample(net_.dist[t], rng_);
+    }
+    if (net_.shared[t]) {
+        place_job(slot, t, binding(t), work);
+        return;
     }
     double when;
     if (net_.speed[t] < 0) {
@@ -445,6 +531,12 @@ void SimEngine::remove_clock_slot(uint32_t t, uint32_t slot) {
 
 void SimEngine::drop_clock(uint32_t t) {
     const uint32_t slot = clocks_[t].back();
+    if (net_.shared[t]) {
+        suspended_[t].push_back(unplace_job(slot, t));
+        clocks_[t].pop_back();
+        free_slots_.push_back(slot);
+        return;
+    }
     if (net_.age[t]) suspended_[t].push_back(remaining_work(slot));
     remove_clock_slot(t, slot);
 }
@@ -482,7 +574,7 @@ void SimEngine::update(uint32_t t) {
     auto& cl = clocks_[t];
     const int32_t sx = net_.speed[t];
     // A speed matters only to running clocks and to the clocks about to start.
-    if (sx >= 0 && (target > 0 || !cl.empty())) {
+    if (sx >= 0 && !net_.shared[t] && (target > 0 || !cl.empty())) {
         const double sp = speed_value(static_cast<uint32_t>(sx));
         if (!(sp >= 0)) {  // negative or NaN
             if (status_ == Status::Ok) {
@@ -523,7 +615,8 @@ SimEngine::Status SimEngine::fire(uint32_t t) {
     const CompiledNet::Range dr = net_.deltas[t];
     for (uint32_t i = dr.begin; i < dr.end; ++i) {
         const CompiledNet::Delta d = net_.delta_pool[i];
-        const uint32_t m = static_cast<uint32_t>(static_cast<int64_t>(marking_[d.place]) + d.delta);
+        const uint32_t old = marking_[d.place];
+        const uint32_t m = static_cast<uint32_t>(static_cast<int64_t>(old) + d.delta);
         marking_[d.place] = m;
         if (d.delta > 0 && m > net_.limit[d.place] && st == Status::Ok) {
             const uint8_t why = net_.limit_is_bound[d.place];
@@ -532,13 +625,19 @@ SimEngine::Status SimEngine::fire(uint32_t t) {
                                                    : Status::Unbounded;
             error_element_ = d.place;
         }
-        for (uint32_t id = watch_head_[d.place]; id != EventQueue::kNone; id = watch_[id].next) {
-            const uint32_t u = watch_[id].owner;
-            if (stamp_[u] != epoch_) {
-                stamp_[u] = epoch_;
-                pending_.push_back(u);
+        auto notify = [&](uint32_t head) {
+            for (uint32_t id = head; id != EventQueue::kNone; id = watch_[id].next) {
+                const uint32_t u = watch_[id].owner;
+                if (stamp_[u] != epoch_) {
+                    stamp_[u] = epoch_;
+                    pending_.push_back(u);
+                }
             }
-        }
+        };
+        notify(watch_head_[d.place]);
+        if ((old == 0) != (m == 0)) notify(thresh_head_[d.place]);
+        if (const int32_t g = net_.share_group[d.place]; g >= 0)
+            shift_group(static_cast<uint32_t>(g), m);
         const CompiledNet::Range er = net_.place_exprs[d.place];
         for (uint32_t j = er.begin; j < er.end; ++j) {
             const uint32_t e = net_.place_expr_pool[j];
@@ -607,8 +706,22 @@ void SimEngine::flush_exprs() {
 
 SimEngine::Status SimEngine::fire_top() {
     const uint32_t slot = queue_.top();
-    const uint32_t t = slot_owner_[slot];
     now_ = queue_.time(slot);
+    if (slot_owner_[slot] == kGroupSlot) {
+        // A share group's next completion: its clock leaves the group, then fires.
+        const uint32_t job = groups_[slot_index_[slot]].jobs.top();
+        const uint32_t t = slot_owner_[job];
+        unplace_job(job, t);
+        auto& cl = clocks_[t];
+        const uint32_t i = slot_index_[job];
+        const uint32_t last = cl.back();
+        cl[i] = last;
+        slot_index_[last] = i;
+        cl.pop_back();
+        free_slots_.push_back(job);
+        return fire(t);
+    }
+    const uint32_t t = slot_owner_[slot];
     // Detach the clock from its transition but keep the slot queued as the spare.
     auto& cl = clocks_[t];
     const uint32_t i = slot_index_[slot];
@@ -669,6 +782,98 @@ void SimEngine::snapshot(double* out) const {
     for (double c : counts_) *out++ = c;
     for (uint32_t e = 0; e < expr_value_.size(); ++e)
         *out++ = expr_integral_[e] + expr_value_[e] * (now_ - expr_last_[e]);
+}
+
+uint32_t SimEngine::binding(uint32_t t) const {
+    const CompiledNet::ShareTerms& st = net_.share_terms[t];
+    if (st.terms == 1) return 0;
+    // c1 / n1 < c0 / n0, with an empty place's share infinite.
+    return st.c[1] * groups_[st.group[0]].n < st.c[0] * groups_[st.group[1]].n ? 1 : 0;
+}
+
+namespace {
+void bring(double now, double& v, double& at, double n) {
+    if (now > at) {
+        if (n > 0) v += (now - at) / n;
+        at = now;
+    }
+}
+}  // namespace
+
+void SimEngine::place_job(uint32_t slot, uint32_t t, uint32_t bound, double work) {
+    const CompiledNet::ShareTerms& st = net_.share_terms[t];
+    const uint32_t gi = st.group[bound];
+    ShareGroup& g = groups_[gi];
+    bring(now_, g.v, g.at, g.n);
+    g.jobs.push(job_pos_, slot, g.v + work / st.c[bound]);
+    bound_term_[slot] = static_cast<uint8_t>(bound);
+    if (st.terms == 2) {
+        auto& others = groups_[st.group[1 - bound]].others;
+        other_pos_[slot] = static_cast<uint32_t>(others.size());
+        others.push_back(slot);
+    }
+    schedule_group(gi);
+}
+
+double SimEngine::unplace_job(uint32_t slot, uint32_t t) {
+    const CompiledNet::ShareTerms& st = net_.share_terms[t];
+    const uint32_t bound = bound_term_[slot];
+    const uint32_t gi = st.group[bound];
+    ShareGroup& g = groups_[gi];
+    bring(now_, g.v, g.at, g.n);
+    const double work = std::max(0.0, (g.jobs.time(job_pos_, slot) - g.v) * st.c[bound]);
+    g.jobs.erase(job_pos_, slot);
+    if (st.terms == 2) {
+        auto& others = groups_[st.group[1 - bound]].others;
+        const uint32_t i = other_pos_[slot];
+        const uint32_t last = others.back();
+        others[i] = last;
+        other_pos_[last] = i;
+        others.pop_back();
+    }
+    schedule_group(gi);
+    return work;
+}
+
+void SimEngine::schedule_group(uint32_t gi) {
+    ShareGroup& g = groups_[gi];
+    if (g.jobs.empty()) {
+        if (queue_.contains(g.qid)) queue_.erase(g.qid);
+        return;
+    }
+    const double when = std::max(now_, g.at + (g.jobs.top_time() - g.v) * g.n);
+    if (queue_.contains(g.qid)) queue_.update(g.qid, when);
+    else queue_.push(g.qid, when);
+}
+
+void SimEngine::shift_group(uint32_t gi, uint32_t tokens) {
+    ShareGroup& g = groups_[gi];
+    bring(now_, g.v, g.at, g.n);
+    const double old = g.n;
+    const double n = tokens;
+    g.n = n;
+    flips_.clear();
+    if (n < old) {
+        // This share grew: a clock bound here moves to its other term if that is now smaller.
+        for (const IndexedHeap::Entry& e : g.jobs.entries()) {
+            const CompiledNet::ShareTerms& st = net_.share_terms[slot_owner_[e.id]];
+            if (st.terms != 2) continue;
+            const uint32_t b = bound_term_[e.id];
+            if (st.c[1 - b] * n < st.c[b] * groups_[st.group[1 - b]].n) flips_.push_back(e.id);
+        }
+    } else if (n > old) {
+        // This share shrank: a clock bound elsewhere moves here if this is now smaller.
+        for (uint32_t slot : g.others) {
+            const CompiledNet::ShareTerms& st = net_.share_terms[slot_owner_[slot]];
+            const uint32_t b = bound_term_[slot];
+            if (st.c[1 - b] * groups_[st.group[b]].n < st.c[b] * n) flips_.push_back(slot);
+        }
+    }
+    for (uint32_t slot : flips_) {
+        const uint32_t t = slot_owner_[slot];
+        place_job(slot, t, 1 - bound_term_[slot], unplace_job(slot, t));
+    }
+    schedule_group(gi);
 }
 
 void SimEngine::state_signature(std::vector<double>& out) const {

@@ -47,6 +47,11 @@ struct CompiledNet {
     std::vector<Range> interests;
     std::vector<uint32_t> interest_pool;   // place of each interest
     std::vector<uint32_t> interest_owner;  // transition of each interest
+    /// Per interest: 1 when only its place turning empty or non-empty can change what its
+    /// transition does: the transition is immediate or single-server, every arc it has on the
+    /// place has weight 1, and its speed does not read the place (or is a share group's). The
+    /// engine then skips it on the place's other changes.
+    std::vector<uint8_t> interest_threshold;
     std::vector<Range> place_exprs;                 // per place: tracked expressions reading it
     std::vector<uint32_t> place_expr_pool;
 
@@ -70,6 +75,20 @@ struct CompiledNet {
         double c1 = 0, c2 = 0;
     };
     std::vector<SpeedForm> speed_forms;
+    /// Share groups (processor sharing in virtual time). A timed, single-server transition
+    /// whose speed has a SpeedForm with positive finite constants and whose form's places are
+    /// input places of it (weight 1) is *shared*: its clock runs in the group of the place
+    /// whose share c / tokens(p) is currently the smaller, and a change of tokens(p) costs one
+    /// reschedule of the group instead of one per clock (SimEngine).
+    std::vector<uint8_t> shared;           // per transition
+    std::vector<int32_t> share_group;      // per place: its group, or -1
+    std::vector<uint32_t> group_place;     // per group
+    struct ShareTerms {
+        uint32_t terms = 0;     // 1 or 2 for a shared transition
+        uint32_t group[2] = {0, 0};
+        double c[2] = {0, 0};   // share of term k: c[k] / tokens(group_place[group[k]])
+    };
+    std::vector<ShareTerms> share_terms;   // per transition
     uint32_t first_tracked_expr = 0;   // exprs[first_tracked_expr..] are time-averaged
     /// Count columns of a snapshot: when transition t fires, every (column, coef) of
     /// count_terms[t] adds coef to that column (a weighted firing count). Only the transitions
@@ -119,6 +138,8 @@ struct CompiledNet {
     /// (kLimitChain): the engine then stops with SimEngine::Status::ChainOverlap and
     /// simulate() runs the net unfused.
     void fuse_chains(const net::PetriNet& net);
+    /// Fills shared, share_group, group_place and interest_threshold (after the transitions).
+    void find_share_groups();
 
     uint32_t num_tracked() const { return static_cast<uint32_t>(exprs.size()) - first_tracked_expr; }
     /// Width of a snapshot row: count columns then tracked integrals.
@@ -227,6 +248,13 @@ private:
     double speed_value(uint32_t expr) const;
     void flush_exprs();
     void set_immediate_enabled(uint32_t t, bool on);
+    uint32_t new_slot();
+    // Share groups.
+    uint32_t binding(uint32_t t) const;
+    void place_job(uint32_t slot, uint32_t t, uint32_t bound, double work);
+    double unplace_job(uint32_t slot, uint32_t t);
+    void schedule_group(uint32_t g);
+    void shift_group(uint32_t g, uint32_t tokens);
 
     const CompiledNet& net_;
     Rng rng_;
@@ -249,6 +277,25 @@ private:
     EventQueue queue_;
     std::vector<double> cur_speed_;               // per transition (1 without speed)
 
+    // Share groups (CompiledNet::shared). Every clock of a group progresses at c / n, n the
+    // tokens of the group's place and c its transition's constant, so it is kept as a finish
+    // tag in virtual time v = ∫ dt / n: tag = v + work / c, fixed while n changes. The event
+    // queue holds one entry per group, its smallest tag converted to real time.
+    struct ShareGroup {
+        IndexedHeap jobs;              // slots bound by this group's share, keyed by tag
+        std::vector<uint32_t> others;  // slots of two-term clocks bound by their other term
+        double v = 0;                  // virtual time at `at`
+        double at = 0;
+        double n = 0;                  // tokens of the place
+        uint32_t qid = 0;              // id of the group's next completion in queue_
+    };
+    static constexpr uint32_t kGroupSlot = EventQueue::kNone;  // slot_owner_ of a group's id
+    std::vector<ShareGroup> groups_;
+    std::vector<uint32_t> job_pos_;     // per slot: position in its group's heap
+    std::vector<uint32_t> other_pos_;   // per slot: position in the other group's `others`
+    std::vector<uint8_t> bound_term_;   // per slot: which term binds (0 or 1)
+    std::vector<uint32_t> flips_;       // scratch
+
     // Immediates currently enabled (unordered set with positions).
     std::vector<uint32_t> imm_enabled_;
     std::vector<uint32_t> imm_pos_;
@@ -263,7 +310,8 @@ private:
         uint32_t owner;       // the interest's transition
         uint32_t linked;      // 1 while in its place's list
     };
-    std::vector<uint32_t> watch_head_;            // per place
+    std::vector<uint32_t> watch_head_;            // per place: interests told of every change
+    std::vector<uint32_t> thresh_head_;           // per place: told when it empties or fills
     std::vector<WatchNode> watch_;                // per interest
     std::vector<uint32_t> watch_mode_;            // per transition: kWatchAll or a blocker interest
     static constexpr uint32_t kWatchAll = EventQueue::kNone - 1;
