@@ -365,6 +365,11 @@ SimEngine::SimEngine(const CompiledNet& net, uint64_t seed, uint64_t stream)
         groups_[g].n = net.initial[net.group_place[g]];
     }
     for (uint32_t t = 0; t < net.num_transitions; ++t) {
+        const CompiledNet::ShareTerms& st = net.share_terms[t];
+        for (uint32_t k = 0; k < st.terms; ++k)
+            groups_[st.group[k]].max_c = std::max(groups_[st.group[k]].max_c, st.c[k]);
+    }
+    for (uint32_t t = 0; t < net.num_transitions; ++t) {
         const CompiledNet::Range ir = net.interests[t];
         if (ir.end - ir.begin == 1) watch(ir.begin);
         update(t);
@@ -808,9 +813,10 @@ void SimEngine::place_job(uint32_t slot, uint32_t t, uint32_t bound, double work
     g.jobs.push(job_pos_, slot, g.v + work / st.c[bound]);
     bound_term_[slot] = static_cast<uint8_t>(bound);
     if (st.terms == 2) {
-        auto& others = groups_[st.group[1 - bound]].others;
-        other_pos_[slot] = static_cast<uint32_t>(others.size());
-        others.push_back(slot);
+        ShareGroup& o = groups_[st.group[1 - bound]];
+        other_pos_[slot] = static_cast<uint32_t>(o.others.size());
+        o.others.push_back(slot);
+        g.min_other = std::min(g.min_other, st.c[1 - bound] / o.n);
     }
     schedule_group(gi);
 }
@@ -853,20 +859,28 @@ void SimEngine::shift_group(uint32_t gi, uint32_t tokens) {
     const double n = tokens;
     g.n = n;
     flips_.clear();
-    if (n < old) {
+    if (n < old && g.max_c / n > g.min_other) {
         // This share grew: a clock bound here moves to its other term if that is now smaller.
+        // The scan also recomputes the bound of the other shares of the clocks that stay.
+        double least = std::numeric_limits<double>::infinity();
         for (const IndexedHeap::Entry& e : g.jobs.entries()) {
             const CompiledNet::ShareTerms& st = net_.share_terms[slot_owner_[e.id]];
             if (st.terms != 2) continue;
             const uint32_t b = bound_term_[e.id];
-            if (st.c[1 - b] * n < st.c[b] * groups_[st.group[1 - b]].n) flips_.push_back(e.id);
+            const double no = groups_[st.group[1 - b]].n;
+            if (st.c[1 - b] * n < st.c[b] * no) flips_.push_back(e.id);
+            else least = std::min(least, st.c[1 - b] / no);
         }
+        g.min_other = least;
     } else if (n > old) {
-        // This share shrank: a clock bound elsewhere moves here if this is now smaller.
+        // This share shrank: a clock bound elsewhere moves here if this is now smaller; one
+        // that stays has this smaller share as its other term.
         for (uint32_t slot : g.others) {
             const CompiledNet::ShareTerms& st = net_.share_terms[slot_owner_[slot]];
             const uint32_t b = bound_term_[slot];
-            if (st.c[1 - b] * groups_[st.group[b]].n < st.c[b] * n) flips_.push_back(slot);
+            ShareGroup& there = groups_[st.group[b]];
+            if (st.c[1 - b] * there.n < st.c[b] * n) flips_.push_back(slot);
+            else there.min_other = std::min(there.min_other, st.c[1 - b] / n);
         }
     }
     for (uint32_t slot : flips_) {

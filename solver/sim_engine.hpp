@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -288,6 +289,10 @@ private:
         double at = 0;
         double n = 0;                  // tokens of the place
         uint32_t qid = 0;              // id of the group's next completion in queue_
+        double max_c = 0;              // largest constant of a clock that can bind here
+        // A lower bound of the other term's share over the two-term clocks bound here: while
+        // max_c / n stays at or below it, no clock here can move to its other term.
+        double min_other = std::numeric_limits<double>::infinity();
     };
     static constexpr uint32_t kGroupSlot = EventQueue::kNone;  // slot_owner_ of a group's id
     std::vector<ShareGroup> groups_;
