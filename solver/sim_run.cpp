@@ -50,9 +50,15 @@ constexpr std::size_t kFirstRoundBatches = 32;
 constexpr std::size_t kMaxBatches = 512;      // more → adjacent batches are merged
 // MSER reads the batch-mean series averaged down to at most this many values.
 constexpr std::size_t kMserPoints = 64;
-// Precision is only claimed when the warm-up cut of the first measure is at most this
+// Precision is only claimed when MSER's warm-up cut of the first measure is at most this
 // fraction of the run: a longer cut says the run is too short to tell warm-up from steady state.
-constexpr double kMaxWarmupShare = 0.25;
+constexpr double kMaxWarmupShare = 0.125;
+// Estimates never use the first kMinWarmupShare of a replication, whatever MSER says. MSER only
+// removes batches that stand out from the noise, so the tail of a transient (a deviation below
+// the noise of one batch that lasts many batches) stays in its kept window and biases every
+// replication alike, by more than the interval's width. With the run at least 1/kMaxWarmupShare
+// MSER cuts long, discarding kMinWarmupShare keeps twice MSER's cut out of the estimate.
+constexpr double kMinWarmupShare = 0.25;
 // Confidence of the paired test for a trend between the halves of the kept window.
 constexpr double kDriftConfidence = 0.999;
 constexpr uint64_t kPilotStream = ~0ULL;
@@ -410,6 +416,7 @@ SolveResult simulate_from(const net::PetriNet& net, const SolveOptions& options,
     // The first measure in the last round: its cut was long and still in the transient, or
     // its kept window still trends.
     bool long_warmup = false, drifting = false;
+    double prev_hw = 0;  // the first measure's half-width in the previous round
     for (int round = 0;; ++round) {
         // The first round always completes; later ones stop at the cap (a cap beyond a year
         // is treated as none, which also keeps the time_point arithmetic in range).
@@ -466,6 +473,7 @@ SolveResult simulate_from(const net::PetriNet& net, const SolveOptions& options,
         // estimate by a fraction of its standard error and makes the interval too narrow).
         const std::size_t half = batches / 2;
         std::vector<std::array<std::size_t, 2>> cuts(plans.size());
+        std::vector<std::size_t> mser_cut(plans.size());  // before the kMinWarmupShare floor
         std::vector<double> series(batches), series_part[2] = {std::vector<double>(batches),
                                                                std::vector<double>(batches)};
         auto window = [&](const Replication& rep, const MeasurePlan& m, std::size_t from,
@@ -517,6 +525,9 @@ SolveResult simulate_from(const net::PetriNet& net, const SolveOptions& options,
             } else {
                 cuts[i][0] = cuts[i][1] = mser_truncation(series, kMserPoints);
             }
+            mser_cut[i] = std::max(cuts[i][0], cuts[i][1]);
+            const auto floor_cut = static_cast<std::size_t>(kMinWarmupShare * static_cast<double>(batches));
+            for (std::size_t& c : cuts[i]) c = std::max(c, floor_cut);
             const std::size_t cut = std::max(cuts[i][0], cuts[i][1]);
             // MSER at its limit (half the run) may be noise or a transient longer than the run:
             // a paired test across replications of first half vs second half tells them apart.
@@ -591,10 +602,10 @@ SolveResult simulate_from(const net::PetriNet& net, const SolveOptions& options,
         // transient left in the kept windows biases all estimates alike and the interval does
         // not show it. Two signs keep the run going (each must be significant in a paired test
         // across replications at kDriftConfidence and larger than `precision` × the estimate):
-        // a cut beyond kMaxWarmupShare of the run whose removed head differs from the kept tail
-        // (the run is too short to tell where the transient ends), or a kept window whose two
-        // halves differ (a slow approach that MSER does not cut on a short run).
-        first_cut = std::max(cuts[0][0], cuts[0][1]);
+        // an MSER cut beyond kMaxWarmupShare of the run whose removed head differs from the kept
+        // tail (the run is too short to tell where the transient ends), or a kept window whose
+        // two halves differ (a slow approach that MSER does not cut on a short run).
+        first_cut = mser_cut[0];
         long_warmup = drifting = false;
         if (n_rep > 1 && !deterministic) {
             const auto& cut0 = cuts[0];
@@ -613,7 +624,14 @@ SolveResult simulate_from(const net::PetriNet& net, const SolveOptions& options,
         const bool warmed_up = !long_warmup && !drifting;
         const MeasureEstimate& first = result.measures.front();
         const double hw = (first.ci_high - first.ci_low) / 2;
-        if (enough_activity && warmed_up && hw <= options.precision * std::fabs(first.mean)) {
+        // The previous round's half-width, scaled to this round's doubled length, must meet the
+        // target too: stopping on one round's interval alone would stop preferentially where
+        // the spread across replications came out small by chance (15 degrees of freedom), and
+        // such intervals cover less often than their level.
+        const double expected_hw = prev_hw / std::sqrt(2.0);
+        prev_hw = hw;
+        if (enough_activity && warmed_up && hw <= options.precision * std::fabs(first.mean) &&
+            expected_hw <= options.precision * std::fabs(first.mean)) {
             result.precision_reached = true;
             break;
         }
@@ -659,7 +677,7 @@ SolveResult simulate_from(const net::PetriNet& net, const SolveOptions& options,
             "the warm-up of '" + result.measures.front().name + "' was still " +
             fmt(static_cast<double>(first_cut) * batch_len) + " s of the " +
             fmt(static_cast<double>(batches) * batch_len) +
-            " s simulated per replication (more than a quarter): the estimate may be biased");
+            " s simulated per replication (more than an eighth): the estimate may be biased");
     const bool first_warned = !result.precision_reached && (drifting || long_warmup);
     for (const std::string& name : suspect_transient) {
         if (first_warned && name == result.measures.front().name) continue;  // said above
