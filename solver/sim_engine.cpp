@@ -523,13 +523,17 @@ void SimEngine::add_clock(uint32_t t) {
     else queue_.push(slot, when);
 }
 
-void SimEngine::remove_clock_slot(uint32_t t, uint32_t slot) {
+void SimEngine::detach_clock(uint32_t t, uint32_t slot) {
     auto& cl = clocks_[t];
     const uint32_t i = slot_index_[slot];
     const uint32_t last = cl.back();
     cl[i] = last;
     slot_index_[last] = i;
     cl.pop_back();
+}
+
+void SimEngine::remove_clock_slot(uint32_t t, uint32_t slot) {
+    detach_clock(t, slot);
     queue_.erase(slot);
     free_slots_.push_back(slot);
 }
@@ -538,7 +542,7 @@ void SimEngine::drop_clock(uint32_t t) {
     const uint32_t slot = clocks_[t].back();
     if (net_.shared[t]) {
         suspended_[t].push_back(unplace_job(slot, t));
-        clocks_[t].pop_back();
+        detach_clock(t, slot);
         free_slots_.push_back(slot);
         return;
     }
@@ -717,23 +721,13 @@ SimEngine::Status SimEngine::fire_top() {
         const uint32_t job = groups_[slot_index_[slot]].jobs.top();
         const uint32_t t = slot_owner_[job];
         unplace_job(job, t);
-        auto& cl = clocks_[t];
-        const uint32_t i = slot_index_[job];
-        const uint32_t last = cl.back();
-        cl[i] = last;
-        slot_index_[last] = i;
-        cl.pop_back();
+        detach_clock(t, job);
         free_slots_.push_back(job);
         return fire(t);
     }
     const uint32_t t = slot_owner_[slot];
     // Detach the clock from its transition but keep the slot queued as the spare.
-    auto& cl = clocks_[t];
-    const uint32_t i = slot_index_[slot];
-    const uint32_t last = cl.back();
-    cl[i] = last;
-    slot_index_[last] = i;
-    cl.pop_back();
+    detach_clock(t, slot);
     spare_slot_ = slot;
     const Status st = fire(t);
     if (spare_slot_ != EventQueue::kNone) {

@@ -243,6 +243,8 @@ private:
     void set_watch_mode(uint32_t t, uint32_t mode);
     void add_clock(uint32_t t);
     void drop_clock(uint32_t t);
+    /// Removes `slot` from t's running clocks (the slot itself stays allocated).
+    void detach_clock(uint32_t t, uint32_t slot);
     void remove_clock_slot(uint32_t t, uint32_t slot);
     Status fire_top();
     double remaining_work(uint32_t slot) const;
