@@ -4,7 +4,8 @@
 // replications (stream = replication index) are simulated in rounds, each round doubling every
 // replication's simulated length; after each round the MSER truncation point of the
 // cross-replication batch-mean series removes the warm-up, each replication yields one estimate
-// per measure over the kept span, and a Student-t interval across replications is formed.
+// per measure over the kept span (its ends averaged over one step), and a Student-t interval
+// across replications is formed.
 // Stopping is checked only between rounds, so the batches used never depend on timing or on
 // the thread count. Nets that draw no random number are solved exactly by finding the period
 // of their trajectory.
@@ -147,25 +148,32 @@ struct MeasurePlan {
     double max_coef = 0;  // largest |coef| of a throughput term (zero-firing bound)
 };
 
-/// Value of measure `m` over a window of length `span` between snapshot rows `a` and `b`.
-double measure_value(const MeasurePlan& m, const double* a, const double* b, double span) {
+/// Value of measure `m` over a window of length `span` in which snapshot column c grew by
+/// delta(c).
+template <class Delta>
+double measure_value(const MeasurePlan& m, Delta&& delta, double span) {
     switch (m.kind) {
         case net::Measure::Kind::Throughput: {
             double s = 0;
-            for (auto [col, coef] : m.terms) s += coef * (b[col] - a[col]);
+            for (auto [col, coef] : m.terms) s += coef * delta(col);
             return s / span;
         }
-        case net::Measure::Kind::TimeAverage: return (b[m.expr_col] - a[m.expr_col]) / span;
+        case net::Measure::Kind::TimeAverage: return delta(m.expr_col) / span;
         case net::Measure::Kind::MeanInverseThroughput: {
             double s = 0;
             for (auto [col, coef] : m.terms) {
-                const double d = b[col] - a[col];
+                const double d = delta(col);
                 s += d > 0 ? coef * span / d : std::numeric_limits<double>::infinity();
             }
             return s;
         }
     }
     return 0;
+}
+
+/// Value of measure `m` over a window of length `span` between snapshot rows `a` and `b`.
+double measure_value(const MeasurePlan& m, const double* a, const double* b, double span) {
+    return measure_value(m, [&](uint32_t c) { return b[c] - a[c]; }, span);
 }
 
 /// Series used by MSER for a measure: its batch value, or for an inverse-throughput measure
@@ -476,10 +484,39 @@ SolveResult simulate_from(const net::PetriNet& net, const SolveOptions& options,
         std::vector<std::size_t> mser_cut(plans.size());  // before the kMinWarmupShare floor
         std::vector<double> series(batches), series_part[2] = {std::vector<double>(batches),
                                                                std::vector<double>(batches)};
+        // Smoothed window ends. A count over [a, b] is exact only up to the firings that
+        // straddle a and b: up to one step of every worker for a nearly periodic process, an
+        // error of the order 1/k of a window holding k steps that dominates the spread across
+        // replications of such a process. Each end is instead the mean of `block` consecutive
+        // rows spanning one mean step (the mean interval between firings of one transition of
+        // the first measure), over which a periodic error averages out; the window is the
+        // distance between the two blocks' centres. Cumulative counts and integrals have
+        // stationary increments in steady state, so the estimate stays unbiased; for a Poisson
+        // process its variance grows by a fraction of block / window.
+        std::size_t block = 1;
+        {
+            double activity = 0;
+            const std::size_t from = batches / 4;
+            for (const Replication& rep : reps)
+                activity +=
+                    rep.rows[batches * w + activity_col] - rep.rows[from * w + activity_col];
+            if (activity > 0) {
+                const double step = static_cast<double>(batches - from) * batch_len *
+                                    static_cast<double>(n_rep) * activity_transitions / activity;
+                block = static_cast<std::size_t>(std::max(1.0, std::round(step / batch_len)));
+            }
+        }
         auto window = [&](const Replication& rep, const MeasurePlan& m, std::size_t from,
                           std::size_t to) {
-            return measure_value(m, rep.rows.data() + from * w, rep.rows.data() + to * w,
-                                 static_cast<double>(to - from) * batch_len);
+            const std::size_t k = std::max<std::size_t>(1, std::min(block, (to - from) / 4));
+            const double* rows = rep.rows.data();
+            auto delta = [&](uint32_t c) {
+                double s = 0;
+                for (std::size_t j = 0; j < k; ++j)
+                    s += rows[(to - j) * w + c] - rows[(from + j) * w + c];
+                return s / static_cast<double>(k);
+            };
+            return measure_value(m, delta, static_cast<double>(to - from - (k - 1)) * batch_len);
         };
         // A paired comparison across replications of a measure over [from_r, mid_r) and
         // [mid_r, batches): it *shifts* when the difference is significant at kDriftConfidence
