@@ -336,6 +336,7 @@ SimEngine::SimEngine(const CompiledNet& net, uint64_t seed, uint64_t stream)
     : net_(net), rng_(seed, stream) {
     marking_ = net.initial;
     counts_.assign(net.num_count_columns, 0.0);
+    count_times_.assign(net.num_count_columns, 0.0);
     clocks_.resize(net.num_transitions);
     suspended_.resize(net.num_transitions);
     cur_speed_.assign(net.num_transitions, 1.0);
@@ -612,6 +613,7 @@ SimEngine::Status SimEngine::fire(uint32_t t) {
     for (uint32_t i = ct.begin; i < ct.end; ++i) {
         const CompiledNet::CountTerm& k = net_.count_pool[i];
         counts_[k.column] += k.coef;
+        count_times_[k.column] += k.coef * now_;
     }
     if (++epoch_ == 0) {
         std::fill(stamp_.begin(), stamp_.end(), 0);
@@ -775,6 +777,10 @@ SimEngine::Status SimEngine::run_events(uint64_t n) {
         if (fs != Status::Ok) return fs;
     }
     return settle();
+}
+
+void SimEngine::count_integrals(double* out) const {
+    for (std::size_t c = 0; c < counts_.size(); ++c) out[c] = now_ * counts_[c] - count_times_[c];
 }
 
 void SimEngine::snapshot(double* out) const {

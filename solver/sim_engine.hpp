@@ -225,6 +225,9 @@ public:
     /// Writes snapshot_width() cumulative values at now(): the count columns (weighted firing
     /// counts), then ∫ expr dt over [0, now()] of every tracked expression.
     void snapshot(double* out) const;
+    /// Writes num_count_columns values at now(): ∫ count dt over [0, now()] of every count
+    /// column, i.e. Σ coef·(now() − firing time) over its firings.
+    void count_integrals(double* out) const;
     /// A description of the tangible state (marking, then per transition its running clocks'
     /// remaining work and suspended work) used to find the period of deterministic nets.
     /// Precondition: settle() returned Ok.
@@ -267,6 +270,7 @@ private:
     Status status_ = Status::Ok;  // sticky error raised inside update()
     std::vector<uint32_t> marking_;
     std::vector<double> counts_;                 // per count column
+    std::vector<double> count_times_;            // per count column: Σ coef·firing time
 
     // Clocks ("server slots"): per transition the running slots in start order.
     std::vector<SlotList> clocks_;

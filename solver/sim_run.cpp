@@ -4,8 +4,8 @@
 // replications (stream = replication index) are simulated in rounds, each round doubling every
 // replication's simulated length; after each round the MSER truncation point of the
 // cross-replication batch-mean series removes the warm-up, each replication yields one estimate
-// per measure over the kept span (its ends averaged over one step), and a Student-t interval
-// across replications is formed.
+// per measure over the kept span (its ends averaged over about one step), and a Student-t
+// interval across replications is formed.
 // Stopping is checked only between rounds, so the batches used never depend on timing or on
 // the thread count. Nets that draw no random number are solved exactly by finding the period
 // of their trajectory.
@@ -244,7 +244,7 @@ double phase_offset(uint64_t seed, uint32_t r) {
 /// Per-replication state kept across rounds.
 struct Replication {
     std::unique_ptr<SimEngine> engine;
-    std::vector<double> rows;  // (batches + 1) snapshot rows of width w
+    std::vector<double> rows;  // (batches + 1) rows: a snapshot, then the count integrals
     double offset = 0;         // simulated time of the first row
     Status status = Status::Ok;
 };
@@ -347,6 +347,14 @@ SolveResult simulate_from(const net::PetriNet& net, const SolveOptions& options,
         CompiledNet::build_columns(net, tracked, columns, options.unbounded_tokens, fuse);
     const uint32_t w = cn.snapshot_width();
     std::vector<double> row_buf(w);
+    // A replication's row: its snapshot (count columns first), then ∫ count dt of every count
+    // column.
+    const uint32_t nc = cn.num_count_columns;
+    const uint32_t rw = w + nc;
+    auto record = [&](const SimEngine& e, double* row) {
+        e.snapshot(row);
+        e.count_integrals(row + w);
+    };
     auto activity_of = [&](const SimEngine& e) {
         e.snapshot(row_buf.data());
         return row_buf[activity_col];
@@ -447,17 +455,17 @@ SolveResult simulate_from(const net::PetriNet& net, const SolveOptions& options,
                     rep.offset = phase_offset(options.seed, r) * phase_span;
                     rep.status = rep.engine->run_until(rep.offset, deadline);
                     if (rep.status != Status::Ok) return;
-                    rep.rows.resize(w);
-                    rep.engine->snapshot(rep.rows.data());
+                    rep.rows.resize(rw);
+                    record(*rep.engine, rep.rows.data());
                 }
-                rep.rows.reserve((target + 1) * w);
+                rep.rows.reserve((target + 1) * rw);
                 for (std::size_t b = batches + 1; b <= target; ++b) {
                     rep.status = rep.engine->run_until(
                         rep.offset + static_cast<double>(b) * batch_len, deadline);
                     if (rep.status != Status::Ok) return;
                     const std::size_t at = rep.rows.size();
-                    rep.rows.resize(at + w);
-                    rep.engine->snapshot(rep.rows.data() + at);
+                    rep.rows.resize(at + rw);
+                    record(*rep.engine, rep.rows.data() + at);
                 }
             });
         });
@@ -487,36 +495,47 @@ SolveResult simulate_from(const net::PetriNet& net, const SolveOptions& options,
         // Smoothed window ends. A count over [a, b] is exact only up to the firings that
         // straddle a and b: up to one step of every worker for a nearly periodic process, an
         // error of the order 1/k of a window holding k steps that dominates the spread across
-        // replications of such a process. Each end is instead the mean of `block` consecutive
-        // rows spanning one mean step (the mean interval between firings of one transition of
-        // the first measure), over which a periodic error averages out; the window is the
-        // distance between the two blocks' centres. Cumulative counts and integrals have
-        // stationary increments in steady state, so the estimate stays unbiased; for a Poisson
-        // process its variance grows by a fraction of block / window.
-        std::size_t block = 1;
+        // replications of such a process. Each end of a window is instead the mean of the
+        // column over the `block` batches that span about one mean step (the mean interval
+        // between firings of one transition of the first measure), over which a periodic error
+        // averages out, and the window is the distance between the two blocks' centres. A count
+        // is averaged exactly, from its integral; an integral (a time average), which is
+        // continuous, by the trapezoidal rule over the rows. In steady state cumulative counts
+        // and integrals have stationary increments, so the estimate stays unbiased; for a
+        // process without period its variance grows by a fraction of block / window. With a
+        // step shorter than half a batch (block 0) the window's ends are its rows.
+        std::size_t block = 0;
         {
             double activity = 0;
             const std::size_t from = batches / 4;
             for (const Replication& rep : reps)
                 activity +=
-                    rep.rows[batches * w + activity_col] - rep.rows[from * w + activity_col];
+                    rep.rows[batches * rw + activity_col] - rep.rows[from * rw + activity_col];
             if (activity > 0) {
                 const double step = static_cast<double>(batches - from) * batch_len *
                                     static_cast<double>(n_rep) * activity_transitions / activity;
-                block = static_cast<std::size_t>(std::max(1.0, std::round(step / batch_len)));
+                block = static_cast<std::size_t>(std::round(step / batch_len));
             }
         }
         auto window = [&](const Replication& rep, const MeasurePlan& m, std::size_t from,
                           std::size_t to) {
-            const std::size_t k = std::max<std::size_t>(1, std::min(block, (to - from) / 4));
             const double* rows = rep.rows.data();
-            auto delta = [&](uint32_t c) {
-                double s = 0;
-                for (std::size_t j = 0; j < k; ++j)
-                    s += rows[(to - j) * w + c] - rows[(from + j) * w + c];
-                return s / static_cast<double>(k);
+            const std::size_t k = std::min(block, (to - from) / 4);
+            if (k == 0)
+                return measure_value(m, rows + from * rw, rows + to * rw,
+                                     static_cast<double>(to - from) * batch_len);
+            const double kd = static_cast<double>(k);
+            // Mean of column c over batches [first, first + k).
+            auto mean = [&](uint32_t c, std::size_t first) {
+                const double* r = rows + first * rw;
+                if (c < nc) return (r[k * rw + w + c] - r[w + c]) / (kd * batch_len);
+                double s = (r[c] + r[k * rw + c]) / 2;
+                for (std::size_t j = 1; j < k; ++j) s += r[j * rw + c];
+                return s / kd;
             };
-            return measure_value(m, delta, static_cast<double>(to - from - (k - 1)) * batch_len);
+            return measure_value(
+                m, [&](uint32_t c) { return mean(c, to - k) - mean(c, from); },
+                static_cast<double>(to - from - k) * batch_len);
         };
         // A paired comparison across replications of a measure over [from_r, mid_r) and
         // [mid_r, batches): it *shifts* when the difference is significant at kDriftConfidence
@@ -548,8 +567,8 @@ SolveResult simulate_from(const net::PetriNet& net, const SolveOptions& options,
             for (std::size_t b = 0; b < batches; ++b) {
                 double s[2] = {0, 0};
                 for (uint32_t r = 0; r < n_rep; ++r) {
-                    const double* row = reps[r].rows.data() + b * w;
-                    s[r & 1] += mser_value(m, row, row + w, batch_len);
+                    const double* row = reps[r].rows.data() + b * rw;
+                    s[r & 1] += mser_value(m, row, row + rw, batch_len);
                 }
                 series[b] = (s[0] + s[1]) / n_rep;
                 series_part[0][b] = s[0];
@@ -625,8 +644,8 @@ SolveResult simulate_from(const net::PetriNet& net, const SolveOptions& options,
             const std::size_t cut0 = std::max(cuts[0][0], cuts[0][1]);
             double least = std::numeric_limits<double>::infinity();
             for (uint32_t r = 0; r < n_rep; ++r) {
-                const double* a = reps[r].rows.data() + cut0 * w;
-                const double* b = reps[r].rows.data() + batches * w;
+                const double* a = reps[r].rows.data() + cut0 * rw;
+                const double* b = reps[r].rows.data() + batches * rw;
                 least = std::min(least, b[activity_col] - a[activity_col]);
             }
             // With the fallback, samples come from groups of replication 0: scale down.
@@ -681,8 +700,8 @@ SolveResult simulate_from(const net::PetriNet& net, const SolveOptions& options,
         if (batches >= kMaxBatches) {
             for (Replication& rep : reps) {
                 for (std::size_t b = 1; 2 * b <= batches; ++b)
-                    std::copy_n(rep.rows.data() + 2 * b * w, w, rep.rows.data() + b * w);
-                rep.rows.resize((batches / 2 + 1) * w);
+                    std::copy_n(rep.rows.data() + 2 * b * rw, rw, rep.rows.data() + b * rw);
+                rep.rows.resize((batches / 2 + 1) * rw);
             }
             batches /= 2;
             batch_len *= 2;

@@ -218,6 +218,23 @@ TEST_CASE("engine: time averages integrate the marking") {
     CHECK(integral == doctest::Approx(2.5));
 }
 
+TEST_CASE("engine: count integrals sum the time since each firing") {
+    // "ab" fires at 0.25, 1.25, 2.25, 3.25 (weight 2 in the column); at t = 3.5 the count is 8
+    // and ∫ count dt = 2·(3.25 + 2.25 + 1.25 + 0.25) = 14.
+    NetBuilder b;
+    const uint32_t a = b.place("a", 1), pb = b.place("b");
+    const uint32_t ab = b.timed("ab", det(0.25), {{a, 1}}, {{pb, 1}});
+    b.timed("ba", det(0.75), {{pb, 1}}, {{a, 1}});
+    const CompiledNet cn = CompiledNet::build_columns(b.net, {}, {{{ab, 2.0}}}, 1000);
+    SimEngine e(cn, 1, 0);
+    REQUIRE(e.run_until(3.5) == Status::Ok);
+    double count = 0, integral = 0;
+    e.snapshot(&count);
+    e.count_integrals(&integral);
+    CHECK(count == 8);
+    CHECK(integral == doctest::Approx(14));
+}
+
 TEST_CASE("engine: errors are reported as statuses") {
     SUBCASE("bound exceeded") {
         NetBuilder b;
