@@ -9,6 +9,19 @@
 using namespace sgdnet;
 using namespace sgdnet::testing;
 
+namespace {
+
+/// One run of `net` at 95% confidence.
+solver::SolveResult simulate_seed(const net::PetriNet& net, int seed, double precision) {
+    solver::SolveOptions o;
+    o.precision = precision;
+    o.confidence = 0.95;
+    o.seed = static_cast<uint64_t>(seed);
+    return solver::simulate(net, o);
+}
+
+}  // namespace
+
 // M/M/1 with λ = 1, μ = 2 (ρ = 0.5): mean number in system ρ/(1−ρ) = 1 and P(busy) = ρ = 0.5
 // (Kleinrock, Queueing Systems I, §3.2). Runs with seeds 1..200 at 95% confidence and 1%
 // precision must cover the truth in at least 90% of runs (the expected count is 190 of 200; 180
@@ -25,11 +38,7 @@ TEST_CASE("sim coverage: 95% intervals cover the M/M/1 truth in >= 90% of 200 ru
     const int runs = 200;
     int cover_l = 0, cover_busy = 0;
     for (int seed = 1; seed <= runs; ++seed) {
-        solver::SolveOptions o;
-        o.precision = 0.01;
-        o.confidence = 0.95;
-        o.seed = static_cast<uint64_t>(seed);
-        const auto r = solver::simulate(b.net, o);
+        const auto r = simulate_seed(b.net, seed, 0.01);
         const auto& l = r.measures[0];
         const auto& busy = r.measures[1];
         if (l.ci_low <= 1.0 && 1.0 <= l.ci_high) ++cover_l;
@@ -81,11 +90,7 @@ TEST_CASE("sim coverage: 95% intervals cover a barrier's steps/s in >= 90% of 20
     const int runs = 200;
     int cover[3] = {0, 0, 0};
     for (int seed = 1; seed <= runs; ++seed) {
-        solver::SolveOptions o;
-        o.precision = 0.005;
-        o.confidence = 0.95;
-        o.seed = static_cast<uint64_t>(seed);
-        const auto r = solver::simulate(b.net, o);
+        const auto r = simulate_seed(b.net, seed, 0.005);
         for (int i = 0; i < 3; ++i) {
             const auto& m = r.measures[i];
             if (m.ci_low <= truth[i] && truth[i] <= m.ci_high)
