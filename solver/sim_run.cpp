@@ -511,11 +511,10 @@ SolveResult simulate_from(const net::PetriNet& net, const SolveOptions& options,
             for (const Replication& rep : reps)
                 activity +=
                     rep.rows[batches * rw + activity_col] - rep.rows[from * rw + activity_col];
-            if (activity > 0) {
-                const double step = static_cast<double>(batches - from) * batch_len *
-                                    static_cast<double>(n_rep) * activity_transitions / activity;
-                block = static_cast<std::size_t>(std::round(step / batch_len));
-            }
+            if (activity > 0)  // batches per mean step
+                block = static_cast<std::size_t>(
+                    std::round(static_cast<double>((batches - from) * n_rep) *
+                               activity_transitions / activity));
         }
         auto window = [&](const Replication& rep, const MeasurePlan& m, std::size_t from,
                           std::size_t to) {
@@ -582,7 +581,8 @@ SolveResult simulate_from(const net::PetriNet& net, const SolveOptions& options,
                 cuts[i][0] = cuts[i][1] = mser_truncation(series, kMserPoints);
             }
             mser_cut[i] = std::max(cuts[i][0], cuts[i][1]);
-            const auto floor_cut = static_cast<std::size_t>(kMinWarmupShare * static_cast<double>(batches));
+            const auto floor_cut =
+                static_cast<std::size_t>(kMinWarmupShare * static_cast<double>(batches));
             for (std::size_t& c : cuts[i]) c = std::max(c, floor_cut);
             const std::size_t cut = std::max(cuts[i][0], cuts[i][1]);
             // MSER at its limit (half the run) may be noise or a transient longer than the run:
