@@ -535,19 +535,14 @@ void SimEngine::detach_clock(uint32_t t, uint32_t slot) {
 
 void SimEngine::remove_clock_slot(uint32_t t, uint32_t slot) {
     detach_clock(t, slot);
-    queue_.erase(slot);
+    if (!net_.shared[t]) queue_.erase(slot);  // a shared clock has left its group already
     free_slots_.push_back(slot);
 }
 
 void SimEngine::drop_clock(uint32_t t) {
     const uint32_t slot = clocks_[t].back();
-    if (net_.shared[t]) {
-        suspended_[t].push_back(unplace_job(slot, t));
-        detach_clock(t, slot);
-        free_slots_.push_back(slot);
-        return;
-    }
-    if (net_.age[t]) suspended_[t].push_back(remaining_work(slot));
+    if (net_.shared[t]) suspended_[t].push_back(unplace_job(slot, t));  // speed implies age
+    else if (net_.age[t]) suspended_[t].push_back(remaining_work(slot));
     remove_clock_slot(t, slot);
 }
 
@@ -723,8 +718,7 @@ SimEngine::Status SimEngine::fire_top() {
         const uint32_t job = groups_[slot_index_[slot]].jobs.top();
         const uint32_t t = slot_owner_[job];
         unplace_job(job, t);
-        detach_clock(t, job);
-        free_slots_.push_back(job);
+        remove_clock_slot(t, job);
         return fire(t);
     }
     const uint32_t t = slot_owner_[slot];

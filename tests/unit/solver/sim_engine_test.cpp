@@ -519,6 +519,35 @@ TEST_CASE("simulate: a fused chain keeps the renewal rate of its cycle") {
 // number of times and agree on the time averages and on every clock's remaining work up to
 // rounding. (Sharing amplifies rounding differences: on this net they grow about 30-fold per
 // 250 s, from 1e-13 at t = 250 to 1e-7 at t = 1000, so the comparison stops at t = 800.)
+TEST_CASE("engine: a shared clock disabled midway resumes its remaining work") {
+    // tx: work 2 at speed 1 / tokens(p) = 1, from t = 0; an inhibitor holds it over [1, 1.5].
+    // A speed implies age memory (whatever the transition says), so it resumes the 1 left and
+    // fires at 2.5.
+    for (const net::Memory memory : {net::Memory::Enabling, net::Memory::Age}) {
+        CAPTURE(static_cast<int>(memory));
+        NetBuilder b;
+        const uint32_t p = b.place("p", 1), done = b.place("done"), h = b.place("h");
+        const uint32_t b0 = b.place("b0", 1);
+        const uint32_t tx = b.timed("tx", det(2), {{p, 1}}, {{done, 1}}, {{h, 1}}, 1, memory,
+                                    one_over_tokens({p}));
+        b.timed("block", det(1), {{b0, 1}}, {{h, 1}});
+        b.timed("unblock", det(0.5), {{h, 1}}, {});
+        const uint32_t c = b.place("c", 1);
+        b.timed("tick", det(0.3), {{c, 1}}, {{c, 1}});  // keeps time going after tx fired
+        const CompiledNet cn = CompiledNet::build(b.net, {}, {tx}, 1000);
+        REQUIRE(cn.shared[tx] == 1);
+        SimEngine e(cn, 1, 0);
+        const double fires_at = 2.5;
+        double count = 0;
+        REQUIRE(e.run_until(fires_at - 0.01) == Status::Ok);
+        e.snapshot(&count);
+        CHECK(count == 0);
+        REQUIRE(e.run_until(fires_at + 0.01) == Status::Ok);
+        e.snapshot(&count);
+        CHECK(count == 1);
+    }
+}
+
 TEST_CASE("engine: share groups follow the binding share exactly") {
     using C = net::ExprOp::Code;
     auto build = [&](bool recognisable) {
