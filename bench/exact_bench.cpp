@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "net/petri_net.hpp"
-#include "solver/ctmc_build.hpp"
-#include "solver/ctmc_solve.hpp"
+#include "solver/exact/ctmc_build.hpp"
+#include "solver/exact/ctmc_solve.hpp"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "net/petri_net.hpp"
-#include "solver/sim_engine.hpp"
+#include "solver/sim/engine.hpp"
 #include "solver/solve.hpp"
 
 namespace {

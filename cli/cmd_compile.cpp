@@ -1,7 +1,7 @@
 // `sgdnet compile FILE --emit net|dot|pnml|json [-o OUT]`: prints the compiled net.
 
 #include "cli/commands.hpp"
-#include "compiler/emit.hpp"
+#include "emit/emit.hpp"
 #include "compiler/net_statistics.hpp"
 
 namespace sgdnet::cli {
@@ -29,13 +29,13 @@ Status cmd_compile(const CompileArgs& args) {
 
     std::string text;
     if (args.emit == "dot") {
-        text = compiler::emit_dot(*net);
+        text = emit::to_dot(*net);
     } else if (args.emit == "pnml") {
-        text = compiler::emit_pnml(*net);
+        text = emit::to_pnml(*net);
     } else if (args.emit == "json") {
-        text = compiler::emit_json(*net);
+        text = emit::to_json(*net);
     } else {
-        text = with_statistics(net::print(*net),
+        text = with_statistics(emit::to_net_text(*net),
                                compiler::net_statistics_file(*net, args.file, *options));
     }
     return write_output(args.output, text);

@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
-#include "compiler/profile_import.hpp"
+#include "profile/profile_import.hpp"
 
 namespace sgdnet::cli {
 

@@ -27,7 +27,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
-#include "cli/sweep_spec.hpp"
+#include "sweep/sweep_spec.hpp"
 #include "solver/solve.hpp"
 
 namespace sgdnet::cli {

@@ -3,9 +3,9 @@
 // something to solve. Raw nets are checked while they are lowered (lower_net.hpp).
 #pragma once
 
-#include "compiler/ast.hpp"
+#include "frontend/ast.hpp"
 #include "compiler/compile.hpp"
-#include "compiler/diagnostics.hpp"
+#include "frontend/diagnostics.hpp"
 #include "compiler/resolve.hpp"
 
 namespace sgdnet::compiler {

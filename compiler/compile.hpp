@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "compiler/diagnostics.hpp"
+#include "frontend/diagnostics.hpp"
 #include "net/petri_net.hpp"
 
 namespace sgdnet::compiler {

@@ -2,7 +2,7 @@
 // construction of delay distributions in canonical units.
 #include "compiler/eval.hpp"
 
-#include "compiler/profile_import.hpp"
+#include "profile/profile_import.hpp"
 
 #include <algorithm>
 #include <cerrno>

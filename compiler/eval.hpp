@@ -22,8 +22,8 @@
 #include <variant>
 #include <vector>
 
-#include "compiler/ast.hpp"
-#include "compiler/diagnostics.hpp"
+#include "frontend/ast.hpp"
+#include "frontend/diagnostics.hpp"
 #include "compiler/units.hpp"
 #include "net/distribution.hpp"
 

@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 
-#include "compiler/ast.hpp"
-#include "compiler/diagnostics.hpp"
+#include "frontend/ast.hpp"
+#include "frontend/diagnostics.hpp"
 #include "compiler/eval.hpp"
 #include "compiler/resolve.hpp"
 #include "net/petri_net.hpp"

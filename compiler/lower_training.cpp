@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/training_spec.hpp"
+#include "training/training_spec.hpp"
 
 namespace sgdnet::compiler {
 namespace {

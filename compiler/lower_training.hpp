@@ -1,9 +1,9 @@
 // Lowering of the training system (workers, servers, layers, training block) to the net IR.
 #pragma once
 
-#include "compiler/ast.hpp"
+#include "frontend/ast.hpp"
 #include "compiler/compile.hpp"
-#include "compiler/diagnostics.hpp"
+#include "frontend/diagnostics.hpp"
 #include "compiler/eval.hpp"
 #include "net/petri_net.hpp"
 

@@ -5,9 +5,9 @@
 #include <sstream>
 #include <variant>
 
-#include "compiler/ast.hpp"
+#include "frontend/ast.hpp"
 #include "compiler/eval.hpp"
-#include "compiler/parse.hpp"
+#include "frontend/parse.hpp"
 
 namespace sgdnet::compiler {
 

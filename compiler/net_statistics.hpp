@@ -6,7 +6,7 @@
 //
 //     auto net = compiler::compile_file(path, options, diags);
 //     auto stats = compiler::net_statistics_file(*net, path, options);
-//     std::string text = net::print(*net);            // line 2: "  places …, measures …"
+//     std::string text = emit::to_net_text(*net);            // line 2: "  places …, measures …"
 //     for (const auto& l : stats.lines()) ...          // insert after line 2
 #pragma once
 
@@ -34,7 +34,7 @@ struct NetSize {
 /// Counts the places, transitions by kind, arcs and measures of `net`.
 NetSize net_size(const net::PetriNet& net);
 
-/// `places P, timed T, immediate I, arcs A, measures M` (the words of net::print's size line).
+/// `places P, timed T, immediate I, arcs A, measures M` (the words of emit::to_net_text's size line).
 std::string to_string(const NetSize& s);
 
 /// The size of a compiled net and, for a training model reduced to coarse granularity, of the

@@ -9,7 +9,7 @@
 #include "compiler/compile.hpp"
 #include "compiler/lower_net.hpp"
 #include "compiler/lower_training.hpp"
-#include "compiler/parse.hpp"
+#include "frontend/parse.hpp"
 #include "compiler/resolve.hpp"
 #include "net/petri_net.hpp"
 

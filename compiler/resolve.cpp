@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <map>
 
-#include "compiler/parse.hpp"
+#include "frontend/parse.hpp"
 
 namespace sgdnet::compiler {
 

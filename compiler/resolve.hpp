@@ -6,9 +6,9 @@
 #include <utility>
 #include <vector>
 
-#include "compiler/ast.hpp"
+#include "frontend/ast.hpp"
 #include "compiler/compile.hpp"
-#include "compiler/diagnostics.hpp"
+#include "frontend/diagnostics.hpp"
 #include "compiler/eval.hpp"
 #include "net/petri_net.hpp"
 

@@ -124,7 +124,4 @@ struct PetriNet {
 /// Returns one message per violation; empty when the net is well formed.
 std::vector<std::string> validate(const PetriNet& net);
 
-/// Canonical, deterministic text form (`sgdnet compile --emit net`; golden tests diff it).
-std::string print(const PetriNet& net);
-
 }  // namespace sgdnet::net

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "compiler/compile.hpp"
+#include "emit/emit.hpp"
 #include "net/petri_net.hpp"
 
 namespace fs = std::filesystem;
@@ -94,7 +95,7 @@ int main(int argc, char** argv) {
     compiler::Diagnostics diags;
     auto net = compiler::compile_file(input, options, diags);
     std::string actual = diags.render();
-    if (net) actual += net::print(*net);
+    if (net) actual += emit::to_net_text(*net);
 
     if (const char* update = std::getenv("UPDATE_GOLDEN"); update && std::string(update) == "1") {
         std::ofstream(expected_path, std::ios::binary) << actual;

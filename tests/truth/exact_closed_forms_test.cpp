@@ -4,9 +4,9 @@
 #include <cmath>
 #include <vector>
 
-#include "solver/ctmc_solve.hpp"
+#include "solver/exact/ctmc_solve.hpp"
 #include "solver/solve.hpp"
-#include "tests/test_nets.hpp"
+#include "tests/support/test_nets.hpp"
 
 using sgdnet::solver::SolveOptions;
 using sgdnet::solver::solve_exact;

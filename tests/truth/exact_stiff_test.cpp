@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "solver/solve.hpp"
-#include "tests/test_nets.hpp"
+#include "tests/support/test_nets.hpp"
 
 using sgdnet::testing::measure;
 using sgdnet::testing::NetBuilder;

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "solver/solve.hpp"
-#include "tests/test_nets.hpp"
+#include "tests/support/test_nets.hpp"
 
 using namespace sgdnet;
 using namespace sgdnet::testing;

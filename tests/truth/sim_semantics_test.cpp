@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "solver/solve.hpp"
-#include "tests/truth/sim_check.hpp"
-#include "tests/test_nets.hpp"
+#include "tests/support/sim_check.hpp"
+#include "tests/support/test_nets.hpp"
 
 using namespace sgdnet;
 using namespace sgdnet::testing;

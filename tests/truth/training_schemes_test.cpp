@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string>
 
-#include "tests/truth/training_support.hpp"
+#include "tests/support/training_support.hpp"
 
 using namespace sgdnet;
 using namespace sgdnet::compiler;

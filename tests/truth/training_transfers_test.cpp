@@ -3,8 +3,9 @@
 
 #include <string>
 
-#include "compiler/lower_training_builder.hpp"
-#include "tests/truth/training_support.hpp"
+#include "training/builder.hpp"
+#include "training/ddp_buckets.hpp"
+#include "tests/support/training_support.hpp"
 
 using namespace sgdnet;
 using namespace sgdnet::compiler;

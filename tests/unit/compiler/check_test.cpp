@@ -2,7 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "compiler/check.hpp"
-#include "compiler/parse.hpp"
+#include "frontend/parse.hpp"
 
 using namespace sgdnet::compiler;
 

@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "compiler/eval.hpp"
-#include "compiler/parse.hpp"
+#include "frontend/parse.hpp"
 
 using namespace sgdnet::compiler;
 namespace net = sgdnet::net;

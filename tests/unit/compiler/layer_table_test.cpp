@@ -9,10 +9,11 @@
 #include <string>
 
 #include "compiler/compile.hpp"
-#include "compiler/parse.hpp"
-#include "compiler/profile_import.hpp"
+#include "frontend/parse.hpp"
+#include "profile/profile_import.hpp"
 #include "compiler/resolve.hpp"
-#include "compiler/training_spec.hpp"
+#include "training/ddp_buckets.hpp"
+#include "training/training_spec.hpp"
 #include "net/distribution.hpp"
 
 using namespace sgdnet::compiler;

@@ -6,6 +6,7 @@
 
 #include "compiler/compile.hpp"
 #include "compiler/net_statistics.hpp"
+#include "emit/emit.hpp"
 #include "net/petri_net.hpp"
 
 using namespace sgdnet;
@@ -44,7 +45,7 @@ TEST_CASE("net_size counts what the printer prints on its second line") {
                             "measure t = throughput(m.s);");
     const NetSize s = net_size(n);
     CHECK(s == NetSize{1, 2, 0, 2, 1});
-    const std::string printed = net::print(n);
+    const std::string printed = emit::to_net_text(n);
     const auto line2 = printed.substr(printed.find('\n') + 1,
                                       printed.find('\n', printed.find('\n') + 1) - printed.find('\n') - 1);
     CHECK(line2 == "  " + to_string(s));

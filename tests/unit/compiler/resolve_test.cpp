@@ -1,7 +1,7 @@
 // Unit tests of name resolution: params, lets, --set overrides, cycles, duplicates.
 #include <doctest/doctest.h>
 
-#include "compiler/parse.hpp"
+#include "frontend/parse.hpp"
 #include "compiler/resolve.hpp"
 
 using namespace sgdnet::compiler;

@@ -1,0 +1,91 @@
+// Helpers of the training truth tests: compile a model or lower a TrainingSpec, solve, look up.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "compiler/compile.hpp"
+#include "training/training_spec.hpp"
+#include "solver/solve.hpp"
+
+namespace sgdnet::training_test {
+
+using Estimates = std::map<std::string, solver::MeasureEstimate>;
+
+inline Estimates estimates(const solver::SolveResult& r) {
+    Estimates out;
+    for (const auto& m : r.measures) out[m.name] = m;
+    return out;
+}
+
+inline solver::SolveOptions sim_options(double precision = 0.005, uint64_t seed = 7) {
+    solver::SolveOptions o;
+    o.solver = solver::SolverKind::Sim;
+    o.precision = precision;
+    o.seed = seed;
+    o.max_time_s = 60;
+    return o;
+}
+
+/// Compiles `text` (a whole .sgdnet file); fails the test with the diagnostics when it does not.
+inline net::PetriNet compile_text(const std::string& text, compiler::CompileOptions opts = {}) {
+    compiler::Diagnostics diags;
+    auto net = compiler::compile(text, "test.sgdnet", opts, diags);
+    INFO(diags.render());
+    REQUIRE(net.has_value());
+    return *net;
+}
+
+inline net::PetriNet lower(const compiler::TrainingSpec& spec) {
+    net::PetriNet net;
+    net.name = "spec";
+    const std::string error = compiler::lower_training_spec(spec, net);
+    INFO(error);
+    REQUIRE(error.empty());
+    const auto violations = net::validate(net);
+    REQUIRE(violations.empty());
+    return net;
+}
+
+inline Estimates run_sim(const net::PetriNet& net, solver::SolveOptions o = sim_options()) {
+    return estimates(solver::simulate(net, o));
+}
+
+/// A deterministic net's estimate equals `truth` within `rel` (0.5% by default).
+inline void check_exact(const solver::MeasureEstimate& e, double truth, double rel = 0.005) {
+    INFO(e.name << ": mean " << e.mean << " [" << e.ci_low << ", " << e.ci_high << "], truth "
+                << truth);
+    CHECK(std::fabs(e.mean - truth) <= rel * std::fabs(truth));
+}
+
+/// A stochastic estimate: the truth lies in the CI, and the CI half-width is at most
+/// `max_rel_half_width` of the truth.
+inline void check_covers(const solver::MeasureEstimate& e, double truth,
+                         double max_rel_half_width = 0.02) {
+    INFO(e.name << ": mean " << e.mean << " CI [" << e.ci_low << ", " << e.ci_high << "], truth "
+                << truth);
+    CHECK(e.ci_low <= truth);
+    CHECK(truth <= e.ci_high);
+    CHECK((e.ci_high - e.ci_low) / 2 <= max_rel_half_width * std::fabs(truth));
+}
+
+/// `n` homogeneous workers named `w[i]` with a coarse compute.
+inline compiler::TrainingSpec homogeneous(int n, net::Distribution compute, double bw_Bps,
+                                          double latency_s, net::Distribution update = {net::Det{0}}) {
+    compiler::TrainingSpec s;
+    for (int i = 0; i < n; ++i) {
+        compiler::WorkerSpec w;
+        w.name = "w[" + std::to_string(i) + "]";
+        w.compute = compute;
+        w.update = update;
+        w.bandwidth_Bps = bw_Bps;
+        w.latency_s = latency_s;
+        s.workers.push_back(w);
+    }
+    return s;
+}
+
+}  // namespace sgdnet::training_test

@@ -1,0 +1,75 @@
+// TrainingSpec: the evaluated description of a training system (LANGUAGE.md §5), and its lowering.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "net/distribution.hpp"
+#include "net/petri_net.hpp"
+#include "net/source_range.hpp"
+
+namespace sgdnet::compiler {
+
+inline constexpr double kInfiniteBandwidth = std::numeric_limits<double>::infinity();
+
+/// One row of a layer table, canonical units.
+struct LayerSpec {
+    std::string name;
+    net::Distribution fwd;
+    net::Distribution bwd;
+    double bytes = 0;               // gradient (= parameter) bytes
+    std::optional<int> bwd_order;   // position in gradient-ready order (0 = first), if recorded
+};
+
+/// One worker (one element of `worker NAME[COUNT]`), its properties evaluated for its index.
+struct WorkerSpec {
+    std::string name;                          // e.g. `w[3]`
+    std::optional<net::Distribution> compute;  // coarse forward+backward time (before speed)
+    std::vector<LayerSpec> layers;             // fine: forward order
+    net::Distribution update{net::Det{0}};     // local optimizer step
+    double speed = 1;                          // compute times are divided by it (> 0)
+    double bandwidth_Bps = kInfiniteBandwidth; // NIC, each direction
+    double latency_s = 0;
+    double batch = 1;                          // samples per step
+    net::SourceRange where;
+};
+
+/// One parameter-server shard (one element of `server NAME[K]`).
+struct ServerSpec {
+    std::string name;                       // e.g. `ps[0]`
+    net::Distribution update{net::Det{0}};  // time to apply one (whole-model) gradient
+    double bandwidth_Bps = kInfiniteBandwidth;
+    double latency_s = 0;
+    net::SourceRange where;
+};
+
+enum class SyncKind { PsSync, PsAsync, PsSsp, AllreduceRing, AllreduceTree, Gossip };
+enum class GranularityKind { Fine, Coarse };
+enum class SharingKind { Fair, Fifo };
+
+/// The training block (LANGUAGE.md §5), evaluated.
+struct TrainingSpec {
+    std::vector<WorkerSpec> workers;  // ring order = this order
+    std::vector<ServerSpec> servers;  // shards; required by ps_* schemes
+    SyncKind sync = SyncKind::AllreduceRing;
+    int64_t staleness = 0;            // ps_ssp
+    GranularityKind granularity = GranularityKind::Coarse;
+    double model_bytes = 0;           // coarse messages; fine uses the layers' bytes
+    double bucket_bytes = 25.0 * 1024 * 1024;
+    double first_bucket_bytes = 25.0 * 1024 * 1024;
+    SharingKind sharing = SharingKind::Fair;
+    bool overlap = true;              // fine: communication overlaps backward
+    double overlap_fraction = 0;      // coarse heuristic, in [0, 1]
+    net::SourceRange where;           // the training block
+};
+
+/// Lowers a training system into `out` (appending places, transitions and the measures of
+/// LANGUAGE.md §5.3, steps_per_s first). Returns an error message (empty on success) when the
+/// spec is unusable: no workers, a ps_* scheme without servers, fine granularity without layers,
+/// non-positive speed or bandwidth.
+std::string lower_training_spec(const TrainingSpec& spec, net::PetriNet& out);
+
+}  // namespace sgdnet::compiler
