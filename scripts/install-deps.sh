@@ -10,6 +10,7 @@ PACKAGES=(
     doctest-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev
     libxml2-dev libxml2-utils
     graphviz gnuplot-nox
+    universal-ctags
 )
 
 missing=()
