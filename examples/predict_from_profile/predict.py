@@ -65,7 +65,9 @@ def write_models(sgdnet, wl):
     paths = {}
     for gran, worker in (("fine", f"layers = {wl};"),
                          ("coarse", f"compute = {wl}_compute;\n  layers = {wl};")):
-        text = f"model {wl}_ddp_{gran};\n" + table + TRAINING.format(
+        header = (f"// {wl} trained with DDP ring all-reduce on 2 workers, {gran}-grained, "
+                  f"from its one-node profile (written by predict.py).\n")
+        text = header + f"model {wl}_ddp_{gran};\n" + table + TRAINING.format(
             worker=worker, name=wl, batch=BATCH[wl], granularity=gran)
         path = os.path.join(HERE, "models", f"{wl}_ddp_{gran}.sgdnet")
         with open(path, "w") as f:
