@@ -13,6 +13,7 @@
 #include <string>
 
 #include "sgdnet/model.hpp"
+#include "sgdnet/profile.hpp"
 #include "sgdnet/result.hpp"
 
 namespace sgdnet {

@@ -163,3 +163,13 @@ TEST_CASE("emit: every format, and stats that agree with the net text's count li
 TEST_CASE("version is the project's") {
     CHECK(sgdnet::version() == SGDNET_EXPECTED_VERSION);
 }
+
+TEST_CASE("import_profile: the layer table of a profile, or every problem as a CompileError") {
+    const std::string dir = std::string(SGDNET_TEST_DATA_DIR) + "/profiles/";
+    const std::string text = sgdnet::import_profile(dir + "mlp_layers.json");
+    CHECK(text.find("layers mlp_layers {") != std::string::npos);
+    CHECK(text.find("let mlp_layers_compute = ") != std::string::npos);
+    // `name` names the table (--name).
+    CHECK(sgdnet::import_profile(dir + "mlp_layers.json", "m").find("layers m {") != std::string::npos);
+    CHECK_THROWS_AS(sgdnet::import_profile(dir + "does_not_exist.json"), sgdnet::CompileError);
+}
