@@ -37,6 +37,16 @@ std::vector<Diagnostic> diagnostics(const compiler::Diagnostics& diags) {
     return out;
 }
 
+compiler::CompileOptions compile_options(const CompileOptions& options) {
+    compiler::CompileOptions out;
+    out.overrides = options.set;
+    if (options.granularity) {
+        out.granularity = *options.granularity == Granularity::Fine ? compiler::Granularity::Fine
+                                                                    : compiler::Granularity::Coarse;
+    }
+    return out;
+}
+
 solver::SolveOptions solve_options(const RunOptions& o) {
     if (!(o.precision > 0 && o.precision < 1)) {
         throw std::invalid_argument("precision must be in (0, 1), got " +

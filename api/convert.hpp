@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "compiler/compile.hpp"
 #include "frontend/diagnostics.hpp"
 #include "net/petri_net.hpp"
 #include "sgdnet/model.hpp"
@@ -14,6 +15,9 @@ namespace sgdnet::api {
 
 /// The diagnostics of a compilation, sorted as rendered, with file names and positions.
 std::vector<Diagnostic> diagnostics(const compiler::Diagnostics& diags);
+
+/// The compiler's options of the public ones.
+compiler::CompileOptions compile_options(const CompileOptions& options);
 
 /// SolveOptions of RunOptions. Throws std::invalid_argument when an option is out of range
 /// (precision or confidence outside (0, 1), a negative or NaN time).

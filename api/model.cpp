@@ -29,16 +29,6 @@ struct ModelAccess {
 
 namespace {
 
-compiler::CompileOptions internal_options(const CompileOptions& options) {
-    compiler::CompileOptions out;
-    out.overrides = options.set;
-    if (options.granularity) {
-        out.granularity = *options.granularity == Granularity::Fine ? compiler::Granularity::Fine
-                                                                    : compiler::Granularity::Coarse;
-    }
-    return out;
-}
-
 /// The model, or CompileError with every diagnostic when the compiler reported an error.
 Model finish(std::optional<net::PetriNet> net, const compiler::Diagnostics& diags) {
     std::vector<Diagnostic> all = api::diagnostics(diags);
@@ -59,14 +49,14 @@ CompileError::CompileError(std::vector<Diagnostic> diagnostics, std::string rend
 
 Model Model::compile_file(const std::string& path, const CompileOptions& options) {
     compiler::Diagnostics diags;
-    auto net = compiler::compile_file(path, internal_options(options), diags);
+    auto net = compiler::compile_file(path, api::compile_options(options), diags);
     return finish(std::move(net), diags);
 }
 
 Model Model::compile(const std::string& text, const std::string& display_name,
                      const CompileOptions& options) {
     compiler::Diagnostics diags;
-    auto net = compiler::compile(text, display_name, internal_options(options), diags);
+    auto net = compiler::compile(text, display_name, api::compile_options(options), diags);
     return finish(std::move(net), diags);
 }
 

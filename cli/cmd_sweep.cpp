@@ -1,45 +1,47 @@
-// `sgdnet sweep FILE --set NAME=RANGE…`: solves the model at every point of a grid (or zip) of
-// params, in parallel, streaming one CSV or JSON-lines row per point; --resume, SIGINT, --plot.
+// `sgdnet sweep FILE --set NAME=RANGE…`: options → a sweep plan for the engine in sweep/, then
+// the CLI's side: CSV or JSON-lines rows streamed to a file, --resume, SIGINT, progress, --plot.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
 #include <cstdio>
-#include <algorithm>
 #include <cstdlib>
 #include <exception>
-#include <functional>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <mutex>
-#include <set>
-#include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
+#include "sweep/sweep_run.hpp"
 #include "sweep/sweep_spec.hpp"
-#include "solver/solve.hpp"
 
 namespace sgdnet::cli {
 namespace {
 
+using sweep::CompiledSweep;
+using sweep::SweepParam;
+using sweep::SweepRow;
+
 // The first SIGINT stops starting new points and lets the points in progress finish; a second
-// one leaves at once with the rows already written (_Exit is async-signal-safe).
+// one leaves at once with the rows already written (_Exit is async-signal-safe, and so are
+// stores to lock-free atomics).
+static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
 std::atomic<int> g_sigints{0};
+std::atomic<bool> g_cancel{false};
 extern "C" void on_sigint(int) {
+    g_cancel.store(true);
     if (g_sigints.fetch_add(1) >= 1) std::_Exit(130);
 }
-bool interrupted() { return g_sigints.load() > 0; }
+bool interrupted() { return g_cancel.load(); }
 
 using Clock = std::chrono::steady_clock;
 
@@ -49,6 +51,143 @@ std::string hms(double s) {
     std::snprintf(buf, sizeof buf, "%02ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
     return buf;
 }
+
+// ---- Options → plan → compiled sweep ----------------------------------------------------------
+
+/// The swept params of --set, each parsed and given once; prints the error and returns nullopt.
+std::optional<std::vector<SweepParam>> parse_ranges(const std::vector<std::string>& ranges) {
+    std::vector<SweepParam> params;
+    for (const auto& s : ranges) {
+        std::string error;
+        auto p = sweep::parse_sweep_set(s, error);
+        if (!p) {
+            std::cerr << "error: " << error << "\n";
+            return std::nullopt;
+        }
+        for (const auto& q : params) {
+            if (q.name == p->name) {
+                std::cerr << "error: --set " << p->name << " is given twice\n";
+                return std::nullopt;
+            }
+        }
+        params.push_back(std::move(*p));
+    }
+    if (params.empty()) {
+        std::cerr << "error: sweep needs at least one --set NAME=RANGE\n";
+        return std::nullopt;
+    }
+    return params;
+}
+
+/// The plan of `args`; prints the error and returns nullopt on bad options.
+std::optional<sweep::SweepPlan> make_plan(const SweepArgs& args) {
+    sweep::SweepPlan plan;
+    plan.model_path = args.run.file;
+    auto params = parse_ranges(args.ranges);
+    if (!params) return std::nullopt;
+    plan.params = std::move(*params);
+    std::string error;
+    auto points = sweep::sweep_points(plan.params, args.zip, error);
+    if (!points) {
+        std::cerr << "error: " << error << "\n";
+        return std::nullopt;
+    }
+    plan.points = std::move(*points);
+    if (args.resume && args.output.empty()) {
+        std::cerr << "error: --resume needs -o FILE\n";
+        return std::nullopt;
+    }
+    auto solve = make_solve_options(args.run);
+    if (!solve) return std::nullopt;
+    plan.solve = *solve;
+    auto compile = make_compile_options(args.run.sets, args.run.granularity);
+    if (!compile) return std::nullopt;
+    plan.compile = std::move(*compile);
+    return plan;
+}
+
+/// Compiles every point, printing each point's diagnostics; prints the error and returns
+/// nullopt when one fails.
+std::optional<CompiledSweep> compile_plan(sweep::SweepPlan plan) {
+    try {
+        return sweep::compile_sweep(std::move(plan), [](std::size_t, const auto& diags) {
+            std::cerr << diags.render();
+        });
+    } catch (const sweep::SweepError& e) {
+        if (e.kind() != sweep::SweepError::Kind::Diagnostics) {
+            std::cerr << "error: " << e.what() << "\n";
+        }
+        return std::nullopt;
+    }
+}
+
+// ---- Rows: CSV and JSON lines -----------------------------------------------------------------
+
+/// A point's key: its swept canonical values, `2,1250000000` (progress lines, --resume).
+std::string point_key(const std::vector<sweep::PointParam>& params) {
+    std::string k;
+    for (std::size_t d = 0; d < params.size(); ++d) {
+        k += (d ? "," : "") + number(params[d].value.canonical);
+    }
+    return k;
+}
+
+/// The CSV header: the swept params, then `NAME,NAME_ci_low,NAME_ci_high` for each measure.
+std::vector<std::string> csv_header(const CompiledSweep& sweep) {
+    std::vector<std::string> header;
+    for (const auto& p : sweep.plan.params) header.push_back(p.name);
+    for (const auto& name : sweep.measure_names) {
+        header.push_back(name);
+        header.push_back(name + "_ci_low");
+        header.push_back(name + "_ci_high");
+    }
+    return header;
+}
+
+/// A solved row as a CSV line: the swept values, then every measure of the header (empty cells
+/// for one this point lacks).
+std::string csv_row(const CompiledSweep& sweep, const SweepRow& row) {
+    std::vector<std::string> cells;
+    for (const auto& p : row.params) cells.push_back(number(p.value.canonical));
+    std::map<std::string, const solver::MeasureEstimate*> by_name;
+    for (const auto& m : row.result->measures) by_name[m.name] = &m;
+    for (const auto& name : sweep.measure_names) {
+        const auto it = by_name.find(name);
+        if (it == by_name.end()) {
+            cells.insert(cells.end(), 3, "");
+            continue;
+        }
+        cells.push_back(number(it->second->mean));
+        cells.push_back(number(it->second->ci_low));
+        cells.push_back(number(it->second->ci_high));
+    }
+    return csv_line(cells);
+}
+
+/// A solved row as one JSON line: `run --format json`'s object, `params` the swept values.
+std::string jsonl_row(const CompiledSweep& sweep, const SweepRow& row) {
+    auto json = nlohmann::ordered_json::parse(format_json(sweep.nets[row.index], *row.result));
+    nlohmann::ordered_json swept = nlohmann::ordered_json::object();
+    for (const auto& p : row.params) swept[p.name] = p.value.canonical;
+    json["params"] = swept;
+    return json.dump() + "\n";
+}
+
+// ---- --resume: the rows already in OUT --------------------------------------------------------
+
+/// One row of the output: its text once done, and the first measure's mean, ci_low, ci_high.
+struct Row {
+    bool done = false;
+    bool written = false;
+    std::string text;  // the row's line, ending in '\n'
+    std::vector<double> first_measure;
+};
+
+/// A row read back from OUT: its key and first measure; nullopt for a torn or foreign line.
+struct ReadRow {
+    std::string key;
+    std::vector<double> first_measure;
+};
 
 /// Splits one CSV line written by csv_line (fields here never need quotes but handle them).
 std::vector<std::string> split_csv(const std::string& line) {
@@ -76,33 +215,200 @@ std::vector<std::string> split_csv(const std::string& line) {
     return out;
 }
 
-struct Row {
-    bool done = false;
-    bool written = false;
-    std::string text;  // the row's line(s), ending in '\n'
-    std::vector<double> first_measure;  // mean, ci_low, ci_high of the first measure
+std::optional<ReadRow> read_jsonl_row(const CompiledSweep& sweep, const std::string& line) {
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(line);
+    } catch (const std::exception&) {
+        return std::nullopt;  // a torn last line
+    }
+    ReadRow row;
+    const auto& params = sweep.plan.params;
+    for (std::size_t d = 0; d < params.size(); ++d) {
+        if (!j["params"].contains(params[d].name)) break;
+        row.key += (d ? "," : "") + number(j["params"][params[d].name].get<double>());
+    }
+    const auto& m0 = j["measures"][sweep.nets.front().measures.front().name];
+    if (m0.is_object()) row.first_measure = {m0["mean"], m0["ci_low"], m0["ci_high"]};
+    return row;
+}
+
+std::optional<ReadRow> read_csv_row(std::size_t params, std::size_t columns,
+                                    const std::string& line) {
+    const auto cells = split_csv(line);
+    if (cells.size() != columns) return std::nullopt;  // a torn last line
+    ReadRow row;
+    for (std::size_t d = 0; d < params; ++d) row.key += (d ? "," : "") + cells[d];
+    try {
+        row.first_measure = {std::stod(cells[params]), std::stod(cells[params + 1]),
+                             std::stod(cells[params + 2])};
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+    return row;
+}
+
+/// Marks done every row of `path` whose swept values match a point (the first such line per
+/// point wins). Returns how many, or nullopt (error printed) when a CSV header does not match.
+std::optional<std::size_t> read_resumed_rows(const std::string& path, const CompiledSweep& sweep,
+                                             bool jsonl, std::vector<Row>& rows) {
+    const auto header = csv_header(sweep);
+    const std::string header_line = csv_line(header);
+    std::map<std::string, std::size_t> index_of_key;
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+        index_of_key[point_key(sweep::point_params(sweep.plan, k))] = k;
+    }
+    std::ifstream in(path);
+    std::string line;
+    std::size_t resumed = 0;
+    bool first = true;
+    while (std::getline(in, line)) {
+        if (line.empty()) continue;
+        if (!jsonl && first) {
+            first = false;
+            if (line + "\n" == header_line) continue;
+            std::cerr << "error: " << path
+                      << ": its header does not match this sweep; cannot resume\n";
+            return std::nullopt;
+        }
+        const auto read = jsonl ? read_jsonl_row(sweep, line)
+                                : read_csv_row(sweep.plan.params.size(), header.size(), line);
+        if (!read) continue;
+        const auto it = index_of_key.find(read->key);
+        if (it == index_of_key.end() || rows[it->second].done) continue;
+        rows[it->second] = Row{true, false, line + "\n", read->first_measure};
+        ++resumed;
+    }
+    return resumed;
+}
+
+// ---- Writing rows and progress ----------------------------------------------------------------
+
+/// Rows are written in point order as soon as every earlier point is done.
+class RowWriter {
+public:
+    RowWriter(std::vector<Row>& rows, std::ostream& out) : rows_(rows), out_(out) {}
+
+    void write_prefix() {
+        while (next_ < rows_.size() && rows_[next_].done) {
+            if (!rows_[next_].written) out_ << rows_[next_].text;
+            rows_[next_].written = true;
+            ++next_;
+        }
+        out_.flush();
+    }
+
+    /// After an interrupt: every finished row, past the in-order prefix too.
+    void write_rest() {
+        for (auto& row : rows_) {
+            if (row.done && !row.written) {
+                out_ << row.text;
+                row.written = true;
+            }
+        }
+        out_.flush();
+    }
+
+private:
+    std::vector<Row>& rows_;
+    std::ostream& out_;
+    std::size_t next_ = 0;
 };
 
-/// Plots the first measure against the first swept param with gnuplot, one line per combination
-/// of the other params, CI error bars. `.png` → pngcairo, anything else → svg.
-Status plot_sweep(const std::string& path, const std::vector<SweepParam>& params,
-                  const std::vector<std::vector<std::size_t>>& points, const net::Measure& measure,
-                  const std::function<std::vector<double>(std::size_t)>& first_measure) {
-    if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
-        std::cerr << "error: --plot needs gnuplot; install it "
-                     "(Debian: apt-get install gnuplot-nox)\n";
-        return Status::InputError;
+/// Progress on stderr: a bar on a terminal, one line per point otherwise; nothing with -q.
+class ProgressDisplay {
+public:
+    ProgressDisplay(bool quiet, std::size_t total, std::size_t resumed)
+        : quiet_(quiet), tty_(isatty(STDERR_FILENO) != 0), total_(total), resumed_(resumed) {}
+
+    /// `finished` points (resumed ones included) after point `key` finished.
+    void point_done(std::size_t finished, const std::string& key) const {
+        if (quiet_) return;
+        const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+        const std::size_t done_now = finished - resumed_, todo = total_ - resumed_;
+        const double eta = done_now ? elapsed / done_now * (todo - done_now) : 0;
+        if (tty_) {
+            const int width = 30;
+            const int fill = static_cast<int>(width * finished / std::max<std::size_t>(total_, 1));
+            std::cerr << "\r[" << std::string(fill, '#') << std::string(width - fill, ' ') << "] "
+                      << finished << "/" << total_ << " points, " << hms(elapsed)
+                      << " elapsed, ETA " << hms(eta) << (finished == total_ ? "\n" : "")
+                      << std::flush;
+        } else {
+            std::cerr << "point " << finished << "/" << total_ << " (" << key << ") done, "
+                      << hms(elapsed) << " elapsed, ETA " << hms(eta) << "\n";
+        }
     }
-    // Group points by the values of the params after the first.
+
+private:
+    bool quiet_;
+    bool tty_;
+    std::size_t total_;
+    std::size_t resumed_;
+    Clock::time_point start_ = Clock::now();
+};
+
+/// Runs the sweep on a worker thread with SIGINT setting the cancel flag; the first Ctrl-C
+/// is announced here while the points in progress finish. Rethrows what run_sweep threw.
+sweep::SweepSummary run_with_sigint(const CompiledSweep& compiled,
+                                    const sweep::SweepOptions& options,
+                                    const sweep::RowCallback& on_row, std::mutex& io_mu) {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool all_done = false;
+    sweep::SweepSummary summary;
+    std::exception_ptr thrown;
+    g_sigints.store(0);
+    g_cancel.store(false);
+    const auto old_handler = std::signal(SIGINT, on_sigint);
+    std::thread worker([&] {
+        try {
+            summary = sweep::run_sweep(compiled, options, on_row, &g_cancel);
+        } catch (...) {
+            thrown = std::current_exception();
+        }
+        std::lock_guard lock(mu);
+        all_done = true;
+        cv.notify_all();
+    });
+    {
+        std::unique_lock lock(mu);
+        while (!all_done && !interrupted()) cv.wait_for(lock, std::chrono::milliseconds(100));
+        if (!all_done) {
+            {
+                std::lock_guard io(io_mu);
+                std::cerr << "\ninterrupted: finishing the points in progress (Ctrl-C again to "
+                             "stop now)\n";
+            }
+            cv.wait(lock, [&] { return all_done; });
+        }
+    }
+    worker.join();
+    std::signal(SIGINT, old_handler);
+    if (thrown) std::rethrow_exception(thrown);
+    return summary;
+}
+
+// ---- --plot -----------------------------------------------------------------------------------
+
+/// `name [unit]` with quotes blanked, for gnuplot labels.
+std::string plot_label(std::string name, const std::string& unit) {
+    for (auto& c : name) if (c == '\'' || c == '"') c = ' ';
+    return unit.empty() ? name : name + " [" + unit + "]";
+}
+
+/// Writes one data block per combination of the params after the first (points sorted by the
+/// first param, the first measure with its CI) to `data_path`; returns gnuplot's plot clauses.
+std::string write_plot_data(const std::filesystem::path& data_path,
+                            const std::vector<SweepParam>& params,
+                            const std::vector<std::vector<std::size_t>>& points,
+                            const std::string& measure_name, const std::vector<Row>& rows) {
     std::map<std::vector<std::size_t>, std::vector<std::size_t>> groups;
     for (std::size_t k = 0; k < points.size(); ++k) {
-        if (first_measure(k).size() != 3) continue;
+        if (rows[k].first_measure.size() != 3) continue;
         groups[std::vector<std::size_t>(points[k].begin() + 1, points[k].end())].push_back(k);
     }
-    const auto dir = std::filesystem::temp_directory_path() /
-                     ("sgdnet-plot-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    std::ofstream data(dir / "data.txt");
+    std::ofstream data(data_path);
     std::string plots;
     std::size_t block = 0;
     for (const auto& [rest, ks] : groups) {
@@ -112,7 +418,7 @@ Status plot_sweep(const std::string& path, const std::vector<SweepParam>& params
                    params[0].values[points[b][0]].canonical;
         });
         for (std::size_t k : sorted) {
-            const auto m = first_measure(k);
+            const auto& m = rows[k].first_measure;
             data << number(params[0].values[points[k][0]].canonical) << " " << number(m[0]) << " "
                  << number(m[1]) << " " << number(m[2]) << "\n";
         }
@@ -123,34 +429,53 @@ Status plot_sweep(const std::string& path, const std::vector<SweepParam>& params
             title += (d > 1 ? ", " : "") + params[d].name + "=" +
                      params[d].values[rest[d - 1]].text;
         }
-        if (title.empty()) title = measure.name;
+        if (title.empty()) title = measure_name;
         for (auto& c : title) if (c == '\'' || c == '"') c = ' ';
-        plots += std::string(plots.empty() ? "" : ", ") + "'" + (dir / "data.txt").string() +
-                 "' index " + std::to_string(block++) +
-                 " using 1:2:3:4 with yerrorlines title \"" + title + "\"";
+        plots += std::string(plots.empty() ? "" : ", ") + "'" + data_path.string() + "' index " +
+                 std::to_string(block++) + " using 1:2:3:4 with yerrorlines title \"" + title +
+                 "\"";
     }
-    data.close();
-    const bool png = path.size() >= 4 && path.substr(path.size() - 4) == ".png";
-    auto label = [](std::string name, const std::string& unit) {
-        for (auto& c : name) if (c == '\'' || c == '"') c = ' ';
-        return unit.empty() ? name : name + " [" + unit + "]";
-    };
+    return plots;
+}
+
+/// Writes the gnuplot script drawing `plots` to `out_path`: `.png` → pngcairo, else svg; the x
+/// axis logarithmic when the first param's values span a factor ≥ 32.
+void write_plot_script(const std::filesystem::path& script_path, const std::string& out_path,
+                       const SweepParam& x, const net::Measure& measure,
+                       const std::string& plots) {
+    const bool png = out_path.size() >= 4 && out_path.substr(out_path.size() - 4) == ".png";
     double lo = 0, hi = 0;
-    for (const auto& v : params[0].values) {
+    for (const auto& v : x.values) {
         lo = lo == 0 ? v.canonical : std::min(lo, v.canonical);
         hi = std::max(hi, v.canonical);
     }
-    std::ofstream script(dir / "plot.gp");
+    std::ofstream script(script_path);
     script << "set terminal " << (png ? "pngcairo size 900,560" : "svg size 900,560 dynamic")
            << " font 'Helvetica,12'\n"
            << "set termoption noenhanced\n"  // names like steps_per_s and w[0] print as written
-           << "set output '" << path << "'\n"
-           << "set xlabel \"" << label(params[0].name, params[0].unit) << "\"\n"
-           << "set ylabel \"" << label(measure.name, measure.unit) << "\"\n"
+           << "set output '" << out_path << "'\n"
+           << "set xlabel \"" << plot_label(x.name, x.unit) << "\"\n"
+           << "set ylabel \"" << plot_label(measure.name, measure.unit) << "\"\n"
            << "set grid\nset key outside right top\nset bars small\n"
-           << (lo > 0 && hi / lo >= 32 ? "set logscale x 2\n" : "")
-           << "plot " << plots << "\n";
-    script.close();
+           << (lo > 0 && hi / lo >= 32 ? "set logscale x 2\n" : "") << "plot " << plots << "\n";
+}
+
+/// Plots the first measure against the first swept param with gnuplot, one line per combination
+/// of the other params, CI error bars.
+Status plot_sweep(const std::string& path, const CompiledSweep& sweep,
+                  const std::vector<Row>& rows) {
+    if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
+        std::cerr << "error: --plot needs gnuplot; install it "
+                     "(Debian: apt-get install gnuplot-nox)\n";
+        return Status::InputError;
+    }
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("sgdnet-plot-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const auto& measure = sweep.nets.front().measures.front();
+    const std::string plots = write_plot_data(dir / "data.txt", sweep.plan.params,
+                                              sweep.plan.points, measure.name, rows);
+    write_plot_script(dir / "plot.gp", path, sweep.plan.params[0], measure, plots);
     const std::string cmd = "gnuplot '" + (dir / "plot.gp").string() + "'";
     const int rc = std::system(cmd.c_str());
     std::filesystem::remove_all(dir);
@@ -161,150 +486,76 @@ Status plot_sweep(const std::string& path, const std::vector<SweepParam>& params
     return Status::Ok;
 }
 
+// ---- The command ------------------------------------------------------------------------------
+
+/// What solving the points left to the CLI: the first error in point order, the counters.
+struct SolveOutcome {
+    sweep::SweepSummary summary;
+    std::optional<solver::SolveError> first_error;
+    std::size_t finished = 0;  // rows done, resumed ones included
+};
+
+/// Solves the points not resumed, writing each row as its turn comes and drawing progress.
+SolveOutcome solve_points(const SweepArgs& args, const CompiledSweep& compiled,
+                          std::vector<Row>& rows, RowWriter& writer, std::size_t resumed) {
+    const bool jsonl = args.run.format == "jsonl";
+    SolveOutcome outcome;
+    outcome.finished = resumed;
+    const ProgressDisplay progress(args.quiet, rows.size(), resumed);
+    std::mutex io_mu;
+    sweep::SweepOptions options;
+    options.threads = args.run.threads;
+    for (const auto& row : rows) options.skip.push_back(row.done);
+    options.on_progress = [&](const sweep::SweepProgress& p) {
+        if (p.point_failed) return;
+        std::lock_guard io(io_mu);
+        progress.point_done(resumed + p.solved, point_key(sweep::point_params(compiled.plan,
+                                                                              p.point)));
+    };
+    auto on_row = [&](SweepRow&& row) {
+        std::lock_guard io(io_mu);
+        const std::string key = point_key(row.params);
+        if (row.error) {
+            // The row stays missing: later rows are not written in order past it.
+            std::cerr << "error: point " << key << ": " << row.error->what() << "\n";
+            if (!outcome.first_error) outcome.first_error = row.error;
+            return;
+        }
+        for (const auto& w : row.result->warnings) {
+            std::cerr << "warning: point " << key << ": " << w << "\n";
+        }
+        const auto& m0 = row.result->measures.front();
+        rows[row.index] = Row{true, false,
+                              jsonl ? jsonl_row(compiled, row) : csv_row(compiled, row),
+                              {m0.mean, m0.ci_low, m0.ci_high}};
+        ++outcome.finished;
+        writer.write_prefix();
+    };
+    outcome.summary = run_with_sigint(compiled, options, on_row, io_mu);
+    return outcome;
+}
+
 }  // namespace
 
 Status cmd_sweep(const SweepArgs& args, Context& ctx) {
-    // Ranges and points.
-    std::vector<SweepParam> params;
-    for (const auto& s : args.ranges) {
-        std::string error;
-        auto p = parse_sweep_set(s, error);
-        if (!p) {
-            std::cerr << "error: " << error << "\n";
-            return Status::InputError;
-        }
-        for (const auto& q : params) {
-            if (q.name == p->name) {
-                std::cerr << "error: --set " << p->name << " is given twice\n";
-                return Status::InputError;
-            }
-        }
-        params.push_back(std::move(*p));
-    }
-    if (params.empty()) {
-        std::cerr << "error: sweep needs at least one --set NAME=RANGE\n";
-        return Status::InputError;
-    }
-    std::string error;
-    const auto points = sweep_points(params, args.zip, error);
-    if (!points) {
-        std::cerr << "error: " << error << "\n";
-        return Status::InputError;
-    }
-    if (args.resume && args.output.empty()) {
-        std::cerr << "error: --resume needs -o FILE\n";
-        return Status::InputError;
-    }
-    const auto solve_options = make_solve_options(args.run);
-    if (!solve_options) return Status::InputError;
+    auto plan = make_plan(args);
+    if (!plan) return Status::InputError;
+    // Compile every point up front: input errors surface before any solving.
+    const auto compiled = compile_plan(std::move(*plan));
+    if (!compiled) return Status::InputError;
+    ctx.net = compiled->nets.front();
     const bool jsonl = args.run.format == "jsonl";
 
-    // Compile every point up front: input errors surface before any solving.
-    std::vector<net::PetriNet> nets;
-    nets.reserve(points->size());
-    for (const auto& point : *points) {
-        auto options = make_compile_options(args.run.sets, args.run.granularity);
-        if (!options) return Status::InputError;
-        for (std::size_t d = 0; d < params.size(); ++d) {
-            options->overrides.emplace_back(params[d].name, params[d].values[point[d]].text);
-        }
-        auto net = compile_and_report(args.run.file, *options);
-        if (!net) return Status::InputError;
-        if (net->measures.empty()) {
-            std::cerr << "error: " << args.run.file << ": the model defines no measure\n";
-            return Status::InputError;
-        }
-        nets.push_back(std::move(*net));
-    }
-    ctx.net = nets.front();
-
-    // Row keys (swept values as written) and the CSV header.
-    auto key_of = [&](const std::vector<std::size_t>& point) {
-        std::string k;
-        for (std::size_t d = 0; d < params.size(); ++d) {
-            k += (d ? "," : "") + number(params[d].values[point[d]].canonical);
-        }
-        return k;
-    };
-    // Points may define different measures (util.w[k] for k < N): the columns are their union,
-    // and a point leaves the cells of a measure it does not have empty.
-    std::vector<std::vector<std::string>> measures_per_point;
-    for (const auto& n : nets) {
-        auto& names = measures_per_point.emplace_back();
-        for (const auto& m : n.measures) names.push_back(m.name);
-    }
-    const auto measure_names = sweep_measure_names(measures_per_point, error);
-    if (!measure_names) {
-        std::cerr << "error: " << args.run.file << ": " << error << "\n";
-        return Status::InputError;
-    }
-    std::vector<std::string> header;
-    for (const auto& p : params) header.push_back(p.name);
-    for (const auto& name : *measure_names) {
-        header.push_back(name);
-        header.push_back(name + "_ci_low");
-        header.push_back(name + "_ci_high");
-    }
-    const std::string header_line = csv_line(header);
-
-    std::vector<Row> rows(points->size());
-    std::map<std::string, std::size_t> index_of_key;
-    for (std::size_t k = 0; k < points->size(); ++k) index_of_key[key_of((*points)[k])] = k;
-
-    // --resume: keep the rows already in OUT.
+    std::vector<Row> rows(compiled->plan.points.size());
     std::size_t resumed = 0;
     if (args.resume && std::filesystem::exists(args.output)) {
-        std::ifstream in(args.output);
-        std::string line;
-        bool first = true;
-        while (std::getline(in, line)) {
-            if (line.empty()) continue;
-            std::string key;
-            std::vector<double> fm;
-            if (jsonl) {
-                nlohmann::json j;
-                try {
-                    j = nlohmann::json::parse(line);
-                } catch (const std::exception&) {
-                    continue;  // a torn last line
-                }
-                for (std::size_t d = 0; d < params.size(); ++d) {
-                    if (!j["params"].contains(params[d].name)) break;
-                    key += (d ? "," : "") + number(j["params"][params[d].name].get<double>());
-                }
-                const auto& m0 = j["measures"][nets.front().measures.front().name];
-                if (m0.is_object()) fm = {m0["mean"], m0["ci_low"], m0["ci_high"]};
-            } else {
-                if (first) {
-                    first = false;
-                    if (line + "\n" != header_line) {
-                        std::cerr << "error: " << args.output
-                                  << ": its header does not match this sweep; cannot resume\n";
-                        return Status::InputError;
-                    }
-                    continue;
-                }
-                const auto cells = split_csv(line);
-                if (cells.size() != header.size()) continue;  // a torn last line
-                for (std::size_t d = 0; d < params.size(); ++d) key += (d ? "," : "") + cells[d];
-                try {
-                    fm = {std::stod(cells[params.size()]), std::stod(cells[params.size() + 1]),
-                          std::stod(cells[params.size() + 2])};
-                } catch (const std::exception&) {
-                    continue;
-                }
-            }
-            const auto it = index_of_key.find(key);
-            if (it == index_of_key.end() || rows[it->second].done) continue;
-            rows[it->second] = Row{true, false, line + "\n", fm};
-            ++resumed;
-        }
+        const auto kept = read_resumed_rows(args.output, *compiled, jsonl, rows);
+        if (!kept) return Status::InputError;
+        resumed = *kept;
     }
 
-    // Output: rows are written in point order as soon as every earlier point is done.
     std::ofstream file;
     std::ostream* out = &std::cout;
-    std::string tmp_path;
     if (!args.output.empty()) {
         file.open(args.output, std::ios::binary | std::ios::trunc);
         if (!file) {
@@ -313,146 +564,15 @@ Status cmd_sweep(const SweepArgs& args, Context& ctx) {
         }
         out = &file;
     }
-    std::mutex mu;
-    std::condition_variable cv;
-    std::size_t next_to_write = 0, finished = resumed;
-    if (!jsonl) *out << header_line;
-    auto write_prefix = [&] {  // caller holds mu
-        while (next_to_write < rows.size() && rows[next_to_write].done) {
-            if (!rows[next_to_write].written) *out << rows[next_to_write].text;
-            rows[next_to_write].written = true;
-            ++next_to_write;
-        }
-        out->flush();
-    };
-    {
-        std::lock_guard lock(mu);
-        write_prefix();
-    }
+    if (!jsonl) *out << csv_line(csv_header(*compiled));
+    RowWriter writer(rows, *out);
+    writer.write_prefix();
 
-    // Progress on stderr.
-    const bool tty = isatty(STDERR_FILENO) != 0;
-    const auto start = Clock::now();
-    auto progress = [&](std::size_t point) {  // caller holds mu
-        if (args.quiet) return;
-        const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-        const std::size_t total = rows.size(), done_now = finished - resumed,
-                          todo = total - resumed;
-        const double eta = done_now ? elapsed / done_now * (todo - done_now) : 0;
-        if (tty) {
-            const int width = 30;
-            const int fill = static_cast<int>(width * finished / std::max<std::size_t>(total, 1));
-            std::cerr << "\r[" << std::string(fill, '#') << std::string(width - fill, ' ') << "] "
-                      << finished << "/" << total << " points, " << hms(elapsed) << " elapsed, ETA "
-                      << hms(eta) << (finished == total ? "\n" : "") << std::flush;
-        } else {
-            std::cerr << "point " << finished << "/" << total << " (" << key_of((*points)[point])
-                      << ") done, " << hms(elapsed) << " elapsed, ETA " << hms(eta) << "\n";
-        }
-    };
-
-    // Solve the remaining points in parallel; each point's replications run inside it (TBB
-    // nests them in the same arena, no oversubscription). Every point uses the same seed.
-    std::vector<std::size_t> todo;
-    for (std::size_t k = 0; k < rows.size(); ++k) {
-        if (!rows[k].done) todo.push_back(k);
-    }
-    std::exception_ptr first_error;
-    bool precision_missed = false;
-    bool all_done = todo.empty();
-    g_sigints.store(0);
-    const auto old_handler = std::signal(SIGINT, on_sigint);
-    std::thread worker([&] {
-        tbb::task_arena arena(args.run.threads > 0 ? static_cast<int>(args.run.threads)
-                                                   : tbb::task_arena::automatic);
-        arena.execute([&] {
-            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, todo.size(), 1), [&](auto r) {
-                for (std::size_t j = r.begin(); j < r.end(); ++j) {
-                    if (interrupted()) return;
-                    const std::size_t k = todo[j];
-                    Row row;
-                    try {
-                        const auto result = solver::solve(nets[k], *solve_options);
-                        std::vector<std::string> cells;
-                        for (std::size_t d = 0; d < params.size(); ++d) {
-                            cells.push_back(number(params[d].values[(*points)[k][d]].canonical));
-                        }
-                        if (jsonl) {
-                            nlohmann::ordered_json row_json = nlohmann::ordered_json::parse(
-                                format_json(nets[k], result));
-                            nlohmann::ordered_json swept = nlohmann::ordered_json::object();
-                            for (std::size_t d = 0; d < params.size(); ++d) {
-                                swept[params[d].name] =
-                                    params[d].values[(*points)[k][d]].canonical;
-                            }
-                            row_json["params"] = swept;
-                            row.text = row_json.dump() + "\n";
-                        } else {
-                            std::map<std::string, const solver::MeasureEstimate*> by_name;
-                            for (const auto& m : result.measures) by_name[m.name] = &m;
-                            for (const auto& name : *measure_names) {
-                                const auto it = by_name.find(name);
-                                if (it == by_name.end()) {
-                                    cells.insert(cells.end(), 3, "");
-                                    continue;
-                                }
-                                cells.push_back(number(it->second->mean));
-                                cells.push_back(number(it->second->ci_low));
-                                cells.push_back(number(it->second->ci_high));
-                            }
-                            row.text = csv_line(cells);
-                        }
-                        const auto& m0 = result.measures.front();
-                        row.first_measure = {m0.mean, m0.ci_low, m0.ci_high};
-                        row.done = true;
-                        std::lock_guard lock(mu);
-                        for (const auto& w : result.warnings) {
-                            std::cerr << "warning: point " << key_of((*points)[k]) << ": " << w
-                                      << "\n";
-                        }
-                        if (!result.precision_reached) precision_missed = true;
-                        rows[k] = std::move(row);
-                        ++finished;
-                        write_prefix();
-                        progress(k);
-                    } catch (const solver::SolveError& e) {
-                        std::lock_guard lock(mu);
-                        std::cerr << "error: point " << key_of((*points)[k]) << ": " << e.what()
-                                  << "\n";
-                        if (!first_error) first_error = std::current_exception();
-                    }
-                }
-            });
-        });
-        std::lock_guard lock(mu);
-        all_done = true;
-        cv.notify_all();
-    });
-
-    {
-        std::unique_lock lock(mu);
-        while (!all_done && !interrupted()) {
-            cv.wait_for(lock, std::chrono::milliseconds(100));
-        }
-        if (!all_done) {
-            std::cerr << "\ninterrupted: finishing the points in progress (Ctrl-C again to stop "
-                         "now)\n";
-            cv.wait(lock, [&] { return all_done; });
-        }
-    }
-    worker.join();
-    std::signal(SIGINT, old_handler);
+    const SolveOutcome outcome = solve_points(args, *compiled, rows, writer, resumed);
     if (interrupted()) {
-        // Keep every finished row (out of order past the written prefix), then stop.
-        for (auto& row : rows) {
-            if (row.done && !row.written) {
-                *out << row.text;
-                row.written = true;
-            }
-        }
-        out->flush();
+        writer.write_rest();
         if (file.is_open()) file.close();
-        std::cerr << "interrupted: " << finished << " of " << rows.size()
+        std::cerr << "interrupted: " << outcome.finished << " of " << rows.size()
                   << " points finished and kept"
                   << (args.output.empty() ? "" : "; rerun with --resume to finish") << "\n";
         return Status::Interrupted;
@@ -462,14 +582,12 @@ Status cmd_sweep(const SweepArgs& args, Context& ctx) {
         std::cerr << "error: cannot write '" << args.output << "'\n";
         return Status::InputError;
     }
-
     if (!args.plot.empty()) {
-        const Status s = plot_sweep(args.plot, params, *points, nets.front().measures.front(),
-                                    [&](std::size_t k) { return rows[k].first_measure; });
+        const Status s = plot_sweep(args.plot, *compiled, rows);
         if (s != Status::Ok) return s;
     }
-    if (first_error) std::rethrow_exception(first_error);
-    return precision_missed ? Status::PrecisionNotReached : Status::Ok;
+    if (outcome.first_error) throw *outcome.first_error;
+    return outcome.summary.precision_reached ? Status::Ok : Status::PrecisionNotReached;
 }
 
 }  // namespace sgdnet::cli

@@ -78,7 +78,8 @@ Status cmd_compile(const CompileArgs& args);
 /// Compiles and solves; stores the net in ctx before solving. Throws solver::SolveError.
 Status cmd_run(const RunArgs& args, Context& ctx);
 Status cmd_import_profile(const ImportProfileArgs& args);
-/// Solves every point; throws the first point's solver::SolveError after the others finished.
+/// Solves every point (the engine in sweep/); throws the solver::SolveError of the first failing
+/// point, in point order, after the others finished and the rows before it were written.
 Status cmd_sweep(const SweepArgs& args, Context& ctx);
 
 // Helpers shared by the subcommands (cli/common.cpp). Each prints `error: …` to stderr and

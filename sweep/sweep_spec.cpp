@@ -10,7 +10,7 @@
 
 #include "compiler/units.hpp"
 
-namespace sgdnet::cli {
+namespace sgdnet::sweep {
 namespace {
 
 std::string trim(const std::string& s) {
@@ -226,4 +226,4 @@ std::optional<std::vector<std::string>> sweep_measure_names(
     return names;
 }
 
-}  // namespace sgdnet::cli
+}  // namespace sgdnet::sweep

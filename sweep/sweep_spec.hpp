@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace sgdnet::cli {
+namespace sgdnet::sweep {
 
 /// One value of a swept param: the text handed to the compiler as `--set NAME=TEXT`, and its
 /// canonical value (s, B, B/s, 1/s) written to the CSV.
@@ -53,4 +53,4 @@ std::optional<std::vector<std::vector<std::size_t>>> sweep_points(
 std::optional<std::vector<std::string>> sweep_measure_names(
     const std::vector<std::vector<std::string>>& per_point, std::string& error);
 
-}  // namespace sgdnet::cli
+}  // namespace sgdnet::sweep

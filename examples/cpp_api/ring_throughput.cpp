@@ -3,7 +3,7 @@
 //   ring_throughput [MODEL.sgdnet [SEED]]     default: the installed allreduce_ring_coarse.sgdnet, seed 1
 //
 // The first part prints what `sgdnet run MODEL --seed SEED` computes (canonical units, 6
-// significant digits); the second the throughput of the same model at N = 2, 4, 8, 16.
+// significant digits); the second a sweep of the same model over N = 2, 4, 8, 16.
 #include <sgdnet/sgdnet.hpp>
 
 #include <cstdio>
@@ -25,13 +25,16 @@ int main(int argc, char** argv) {
             std::printf("%s %.6g %.6g %.6g %s\n", m.name.c_str(), m.mean, m.ci_low, m.ci_high,
                         m.unit.c_str());
         }
+        // The same model at N = 2, 4, 8, 16 (`sgdnet sweep MODEL --set N=2..16:x2`), solved in
+        // parallel, rows in order.
+        sgdnet::SweepOptions sweep_options;
+        sweep_options.run = options;
+        const sgdnet::Sweep sweep = sgdnet::Sweep::compile_file(
+            path, {sgdnet::SweepAxis::parse("N=2..16:x2")}, sweep_options);
         std::printf("\nN steps_per_s\n");
-        for (int n : {2, 4, 8, 16}) {
-            sgdnet::CompileOptions at_n;
-            at_n.set = {{"N", std::to_string(n)}};
-            const sgdnet::Result r = sgdnet::Model::compile_file(path, at_n).run(options);
-            std::printf("%d %.6g\n", n, r.measures.front().mean);
-        }
+        sweep.run([](const sgdnet::SweepRow& row) {
+            if (row.result) std::printf("%g %.6g\n", row.params[0].value, row.result->measures.front().mean);
+        });
     } catch (const sgdnet::CompileError& e) {
         std::fprintf(stderr, "%s", e.rendered().c_str());
         return 2;

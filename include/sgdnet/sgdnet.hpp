@@ -15,6 +15,7 @@
 #include "sgdnet/model.hpp"
 #include "sgdnet/profile.hpp"
 #include "sgdnet/result.hpp"
+#include "sgdnet/sweep.hpp"
 
 namespace sgdnet {
 

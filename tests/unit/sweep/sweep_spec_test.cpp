@@ -6,10 +6,10 @@
 
 #include "sweep/sweep_spec.hpp"
 
-using sgdnet::cli::kMaxSweepValues;
-using sgdnet::cli::parse_sweep_set;
-using sgdnet::cli::SweepParam;
-using sgdnet::cli::sweep_points;
+using sgdnet::sweep::kMaxSweepValues;
+using sgdnet::sweep::parse_sweep_set;
+using sgdnet::sweep::SweepParam;
+using sgdnet::sweep::sweep_points;
 
 namespace {
 
@@ -222,7 +222,7 @@ TEST_CASE("A grid over the point limit is an error") {
 }
 
 TEST_CASE("Measure columns: the union over points, widest point first") {
-    using sgdnet::cli::sweep_measure_names;
+    using sgdnet::sweep::sweep_measure_names;
     using Names = std::vector<std::string>;
     std::string error;
     // A worker array swept over N = 2, 3: util.w[2] exists only at N = 3. The widest point's
