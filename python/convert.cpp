@@ -1,6 +1,7 @@
 // Conversions between the C++ library's types (include/sgdnet/) and the Python objects the sgdnet package builds on.
 #include "python/convert.hpp"
 
+#include <cstdint>
 #include <exception>
 #include <stdexcept>
 
@@ -79,6 +80,20 @@ py::dict model_stats_dict(const ModelStats& s) {
     d["arcs"] = s.arcs;
     d["measures"] = s.measures;
     return d;
+}
+
+RunOptions run_options(const py::dict& d) {
+    RunOptions o;
+    o.solver = solver_of(d["solver"].cast<std::string>());
+    o.precision = d["precision"].cast<double>();
+    o.confidence = d["confidence"].cast<double>();
+    o.seed = d["seed"].cast<uint64_t>();
+    o.threads = d["threads"].cast<unsigned>();
+    o.max_time_s = d["max_time_s"].cast<double>();
+    o.max_states = d["max_states"].cast<uint64_t>();
+    o.phase_type = d["phase_type"].cast<bool>();
+    o.multiprecision = d["multiprecision"].cast<bool>();
+    return o;
 }
 
 Solver solver_of(const std::string& name) {

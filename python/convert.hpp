@@ -29,6 +29,11 @@ py::dict result_dict(const Result& r);
 /// A model's size as a dict {places, timed, immediate, arcs, measures}.
 py::dict model_stats_dict(const ModelStats& s);
 
+/// RunOptions of a dict with every field: solver ("sim", "exact", "auto"), precision,
+/// confidence, seed, threads, max_time_s, max_states, phase_type, multiprecision (the package's
+/// run_arguments checks them). Throws std::invalid_argument on an unknown solver.
+RunOptions run_options(const py::dict& d);
+
 /// The Solver called "sim", "exact" or "auto". Throws std::invalid_argument (ValueError) on
 /// any other name.
 Solver solver_of(const std::string& name);

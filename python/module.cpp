@@ -1,5 +1,4 @@
-// The _sgdnet extension: compile, run, emit and import_profile of the C++ library, with the GIL released while the library works.
-#include <cstdint>
+// The _sgdnet extension: compile, run, sweep, emit and import_profile of the C++ library, with the GIL released while the library works.
 #include <string>
 #include <utility>
 #include <vector>
@@ -8,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include "python/convert.hpp"
+#include "python/sweep.hpp"
 #include "sgdnet/sgdnet.hpp"
 
 namespace sgdnet::python {
@@ -28,24 +28,13 @@ Model compile_text(const std::string& text, const std::string& display_name, Set
     return Model::compile(text, display_name, options);
 }
 
-/// Model.run with every RunOptions field given; the Python side supplies the defaults.
-py::dict run(const Model& model, const std::string& solver, double precision, double confidence,
-             uint64_t seed, unsigned threads, double max_time_s, uint64_t max_states,
-             bool phase_type, bool multiprecision) {
-    RunOptions options;
-    options.solver = solver_of(solver);
-    options.precision = precision;
-    options.confidence = confidence;
-    options.seed = seed;
-    options.threads = threads;
-    options.max_time_s = max_time_s;
-    options.max_states = max_states;
-    options.phase_type = phase_type;
-    options.multiprecision = multiprecision;
+/// Model.run with the options of the package's run_arguments.
+py::dict run(const Model& model, const py::kwargs& options) {
+    const RunOptions run_options = python::run_options(options);
     Result result;
     {
         py::gil_scoped_release release;
-        result = model.run(options);
+        result = model.run(run_options);
     }
     return result_dict(result);
 }
@@ -75,9 +64,7 @@ void define_model(py::module_& m) {
         .def("warnings", [](const Model& model) { return diagnostic_list(model.warnings()); })
         .def("stats", [](const Model& model) { return model_stats_dict(model.stats()); })
         .def("emit", &emit, py::arg("format"))
-        .def("run", &run, py::arg("solver"), py::arg("precision"), py::arg("confidence"),
-             py::arg("seed"), py::arg("threads"), py::arg("max_time_s"), py::arg("max_states"),
-             py::arg("phase_type"), py::arg("multiprecision"));
+        .def("run", &run);
 }
 
 }  // namespace
@@ -88,6 +75,7 @@ PYBIND11_MODULE(_sgdnet, m) {
     m.doc() = "The C++ library behind the sgdnet package; use the package, not this module.";
     register_exception_translators();
     define_model(m);
+    define_sweep(m);
     m.def("compile_file", &compile_file, py::arg("path"), py::arg("set"), py::arg("granularity"));
     m.def("compile_text", &compile_text, py::arg("text"), py::arg("display_name"), py::arg("set"),
           py::arg("granularity"));
