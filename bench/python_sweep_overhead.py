@@ -18,6 +18,7 @@ import csv
 import math
 import os
 import pathlib
+import resource
 import statistics
 import subprocess
 import sys
@@ -34,23 +35,31 @@ SCRIPT = ("import sgdnet; sgdnet.sweep({model!r}, grid={{'N': range(2, 18), 'bw'
           "['1Gbps', '10Gbps', '25Gbps', '100Gbps']}}, solver='sim', progress=False)")
 
 
-def time_cli(cli: str, out: pathlib.Path) -> float:
-    start = time.perf_counter()
-    subprocess.run([cli, "sweep", MODEL, *CLI_RANGES, "-q", "-o", out], check=True)
-    return time.perf_counter() - start
+def cpu_seconds(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(who: int, action):
+    """(wall seconds, CPU seconds of `who`, what action returned)."""
+    cpu, start = cpu_seconds(who), time.perf_counter()
+    value = action()
+    return time.perf_counter() - start, cpu_seconds(who) - cpu, value
+
+
+def time_cli(cli: str, out: pathlib.Path):
+    return timed(resource.RUSAGE_CHILDREN, lambda: subprocess.run(
+        [cli, "sweep", MODEL, *CLI_RANGES, "-q", "-o", out], check=True))
 
 
 def time_python():
-    start = time.perf_counter()
-    frame = sgdnet.sweep(MODEL, grid=GRID, solver="sim", progress=False)
-    return time.perf_counter() - start, frame
+    return timed(resource.RUSAGE_SELF,
+                 lambda: sgdnet.sweep(MODEL, grid=GRID, solver="sim", progress=False))
 
 
-def time_script() -> float:
-    start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", SCRIPT.format(model=str(MODEL))], check=True,
-                   env=dict(os.environ))
-    return time.perf_counter() - start
+def time_script():
+    return timed(resource.RUSAGE_CHILDREN, lambda: subprocess.run(
+        [sys.executable, "-c", SCRIPT.format(model=str(MODEL))], check=True))
 
 
 def same_as_csv(frame, path: pathlib.Path) -> bool:
@@ -71,24 +80,27 @@ def main() -> int:
     parser.add_argument("--cli", default=str(ROOT / "build" / "cli" / "sgdnet"))
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
-    times = {"cli": [], "python": [], "script": []}
+    wall = {"cli": [], "python": [], "script": []}
+    cpu = {k: [] for k in wall}
     with tempfile.TemporaryDirectory() as tmp:
         out = pathlib.Path(tmp) / "ring.csv"
         time_cli(args.cli, out)  # warm-up: page cache, first TBB arena
-        _, frame = time_python()
+        frame = time_python()[2]
         if not same_as_csv(frame, out):
             print("FAIL: the DataFrame differs from the command's CSV")
             return 1
         for run in range(args.runs):
-            times["cli"].append(time_cli(args.cli, out))
-            times["python"].append(time_python()[0])
-            times["script"].append(time_script())
-            print(f"run {run + 1}: " + ", ".join(f"{k} {v[-1]:.3f} s" for k, v in times.items()),
-                  flush=True)
-    medians = {k: statistics.median(v) for k, v in times.items()}
-    print("medians: " + ", ".join(f"{k} {v:.3f} s" for k, v in medians.items()))
-    for k in ("python", "script"):
-        print(f"{k} / cli = {medians[k] / medians['cli']:.3f}")
+            for name, (w, c, _) in (("cli", time_cli(args.cli, out)), ("python", time_python()),
+                                    ("script", time_script())):
+                wall[name].append(w)
+                cpu[name].append(c)
+            print(f"run {run + 1}: " + ", ".join(
+                f"{k} {wall[k][-1]:.3f} s ({cpu[k][-1]:.2f} s CPU)" for k in wall), flush=True)
+    for label, times in (("wall", wall), ("CPU", cpu)):
+        medians = {k: statistics.median(v) for k, v in times.items()}
+        print(f"median {label}: " + ", ".join(f"{k} {v:.3f} s" for k, v in medians.items()) +
+              "; " + ", ".join(f"{k} / cli = {medians[k] / medians['cli']:.3f}"
+                               for k in ("python", "script")))
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 

@@ -180,13 +180,8 @@ def _frame(rows: _Rows, summary: dict, pandas: Any) -> Any:
 
 
 def _warn(rows: _Rows, summary: dict) -> None:
-    """One warning per distinct message of the points, per point that failed, per shortfall."""
-    counts: dict[str, int] = {}
-    for _params, message in rows.warnings:
-        counts[message] = counts.get(message, 0) + 1
-    for message, n in counts.items():
-        where = "1 point" if n == 1 else f"{n} points"
-        warnings.warn(f"{where}: {message}", RuntimeWarning, stacklevel=4)
+    """Warns of the points that failed and of a precision not reached (the solver's own
+    remarks stay data, in attrs["warnings"], as in Result.warnings)."""
     for e in rows.errors:
         warnings.warn(f"point {e['params']} cannot be solved: {e['message']}", RuntimeWarning,
                       stacklevel=4)
