@@ -2,7 +2,7 @@
 # Overhead of sweeping from Python: wall time of a 64-point sweep through sgdnet.sweep against the same sweep by the `sgdnet sweep` command.
 """Runs, interleaved, RUNS times each:
 
-  cli      build/cli/sgdnet sweep MODEL --set N=2..17 --set bw=1Gbps,10Gbps,25Gbps,100Gbps -q -o FILE
+  cli      sgdnet sweep MODEL --set N=2..17 --set bw=1Gbps,10Gbps,25Gbps,100Gbps -q -o FILE
   python   sgdnet.sweep(MODEL, grid={"N": range(2, 18), "bw": [...]}, solver="sim") in this
            process (module imported and warmed up once, as in a notebook)
   script   a fresh `python3 -c "import sgdnet; sgdnet.sweep(...)"`, interpreter start and import

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class Diagnostic:
-    """One message of the compiler, at a 1-based line and column (0 when it concerns the whole file)."""
+    """One message of the compiler, at a 1-based line and column (0: the whole file)."""
 
     severity: str  # "error", "warning" or "note"
     file: str
@@ -28,7 +28,7 @@ class Diagnostic:
 
 
 class ModelError(Exception):
-    """A model that does not compile: every diagnostic, and their text as `sgdnet check` prints it."""
+    """A model that does not compile: every diagnostic, and the text `sgdnet check` prints."""
 
     def __init__(self, rendered: str, diagnostics: list):
         self.diagnostics: list[Diagnostic] = [
@@ -36,6 +36,9 @@ class ModelError(Exception):
         self.rendered: str = rendered
         message = rendered.rstrip("\n") or "\n".join(str(d) for d in self.diagnostics)
         super().__init__(message or "compilation failed")
+
+    def __reduce__(self):  # pickles with its diagnostics (multiprocessing)
+        return (type(self), (self.rendered, self.diagnostics))
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -53,3 +56,6 @@ class SolveError(Exception):
     def __init__(self, message: str, kind: str):
         super().__init__(message)
         self.kind: str = kind
+
+    def __reduce__(self):
+        return (type(self), (str(self), self.kind))

@@ -226,7 +226,7 @@ class Model:
 
     @property
     def params(self) -> dict[str, float]:
-        """The params after the given values, in canonical units (s, B, B/s), in declaration order."""
+        """The params after the given values, canonical units (s, B, B/s), declaration order."""
         return dict(self._native.params())
 
     @property

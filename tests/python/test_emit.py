@@ -31,7 +31,8 @@ def test_stats(source_dir):
 def test_import_profile_is_the_command_text(source_dir, profile):
     path = source_dir / "tests/data/profiles" / profile
     assert sgdnet.import_profile(path) == cli("import-profile", path).stdout
-    assert sgdnet.import_profile(path, "net1") == cli("import-profile", path, "--name", "net1").stdout
+    named = cli("import-profile", path, "--name", "net1").stdout
+    assert sgdnet.import_profile(path, "net1") == named
 
 
 def test_import_profile_errors(source_dir):

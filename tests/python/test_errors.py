@@ -1,4 +1,6 @@
 # Errors from Python: diagnostics as ModelError with positions, SolveError with its kind, clear errors for bad arguments.
+import pickle
+
 import pytest
 import sgdnet
 
@@ -24,6 +26,15 @@ def test_diagnostics_carry_file_line_column(tmp_path):
     # The same text as `sgdnet check`.
     assert error.rendered == cli("check", path, check=False).stderr
     assert str(error) == error.rendered.rstrip("\n")
+
+
+def test_errors_pickle_with_their_data():
+    with pytest.raises(sgdnet.ModelError) as info:
+        sgdnet.compile(BAD)
+    copy = pickle.loads(pickle.dumps(info.value))
+    assert copy.diagnostics == info.value.diagnostics and str(copy) == str(info.value)
+    solve = pickle.loads(pickle.dumps(sgdnet.SolveError("stuck", "deadlock")))
+    assert (str(solve), solve.kind) == ("stuck", "deadlock")
 
 
 def test_diagnostics_of_model_text():
