@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
     }
     solver::SolveOptions options;
     options.solver = solver::SolverKind::Exact;
+    options.max_states = 100'000'000;  // a scale benchmark: 60 tokens are 8.26 M states
 
     const auto t0 = Clock::now();
     const solver::Ctmc c = solver::build_ctmc(pn, options, {0});
