@@ -8,10 +8,10 @@
 namespace sgdnet::api {
 namespace {
 
-Diagnostic diagnostic(const compiler::Diagnostic& d, const compiler::Diagnostics& diags) {
+Diagnostic diagnostic(const frontend::Diagnostic& d, const frontend::Diagnostics& diags) {
     Diagnostic out;
-    out.severity = d.severity == compiler::Diagnostic::Severity::Error     ? Diagnostic::Severity::Error
-                   : d.severity == compiler::Diagnostic::Severity::Warning ? Diagnostic::Severity::Warning
+    out.severity = d.severity == frontend::Diagnostic::Severity::Error     ? Diagnostic::Severity::Error
+                   : d.severity == frontend::Diagnostic::Severity::Warning ? Diagnostic::Severity::Warning
                                                                            : Diagnostic::Severity::Note;
     if (d.range.file < diags.file_names().size()) out.file = diags.file_name(d.range.file);
     if (d.range.valid()) {
@@ -31,7 +31,7 @@ std::string where(const net::PetriNet& net, const net::SourceRange& range) {
 
 }  // namespace
 
-std::vector<Diagnostic> diagnostics(const compiler::Diagnostics& diags) {
+std::vector<Diagnostic> diagnostics(const frontend::Diagnostics& diags) {
     std::vector<Diagnostic> out;
     for (const auto& d : diags.sorted()) out.push_back(diagnostic(d, diags));
     return out;

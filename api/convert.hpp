@@ -14,7 +14,7 @@
 namespace sgdnet::api {
 
 /// The diagnostics of a compilation, sorted as rendered, with file names and positions.
-std::vector<Diagnostic> diagnostics(const compiler::Diagnostics& diags);
+std::vector<Diagnostic> diagnostics(const frontend::Diagnostics& diags);
 
 /// The compiler's options of the public ones.
 compiler::CompileOptions compile_options(const CompileOptions& options);

@@ -30,7 +30,7 @@ struct ModelAccess {
 namespace {
 
 /// The model, or CompileError with every diagnostic when the compiler reported an error.
-Model finish(std::optional<net::PetriNet> net, const compiler::Diagnostics& diags) {
+Model finish(std::optional<net::PetriNet> net, const frontend::Diagnostics& diags) {
     std::vector<Diagnostic> all = api::diagnostics(diags);
     if (diags.has_errors() || !net) throw CompileError(std::move(all), diags.render());
     std::vector<Diagnostic> warnings;
@@ -48,14 +48,14 @@ CompileError::CompileError(std::vector<Diagnostic> diagnostics, std::string rend
       rendered_(std::move(rendered)) {}
 
 Model Model::compile_file(const std::string& path, const CompileOptions& options) {
-    compiler::Diagnostics diags;
+    frontend::Diagnostics diags;
     auto net = compiler::compile_file(path, api::compile_options(options), diags);
     return finish(std::move(net), diags);
 }
 
 Model Model::compile(const std::string& text, const std::string& display_name,
                      const CompileOptions& options) {
-    compiler::Diagnostics diags;
+    frontend::Diagnostics diags;
     auto net = compiler::compile(text, display_name, api::compile_options(options), diags);
     return finish(std::move(net), diags);
 }

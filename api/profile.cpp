@@ -10,7 +10,7 @@
 namespace sgdnet {
 
 std::string import_profile(const std::string& path, const std::string& name) {
-    compiler::Diagnostics diags;
+    frontend::Diagnostics diags;
     const auto profile = compiler::load_profile(path, diags);
     if (!profile || diags.has_errors()) throw CompileError(api::diagnostics(diags), diags.render());
     const std::string table_name = compiler::to_identifier(

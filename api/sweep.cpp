@@ -63,7 +63,7 @@ std::shared_ptr<const Sweep::Impl> compile_plan(sweep::SweepPlan plan, unsigned 
     try {
         auto impl = std::make_shared<Sweep::Impl>();
         impl->compiled = sweep::compile_sweep(
-            std::move(plan), [&](std::size_t, const compiler::Diagnostics& diags) {
+            std::move(plan), [&](std::size_t, const frontend::Diagnostics& diags) {
                 last = api::diagnostics(diags);
                 rendered = diags.render();
             });

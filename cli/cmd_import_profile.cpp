@@ -9,7 +9,7 @@
 namespace sgdnet::cli {
 
 Status cmd_import_profile(const ImportProfileArgs& args) {
-    compiler::Diagnostics diags;
+    frontend::Diagnostics diags;
     const auto profile = compiler::load_profile(args.file, diags);
     std::cerr << diags.render();
     if (!profile) return Status::InputError;

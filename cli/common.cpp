@@ -86,7 +86,7 @@ std::optional<solver::SolveOptions> make_solve_options(const RunArgs& args) {
 
 std::optional<net::PetriNet> compile_and_report(const std::string& file,
                                                 const compiler::CompileOptions& options) {
-    compiler::Diagnostics diags;
+    frontend::Diagnostics diags;
     auto net = compiler::compile_file(file, options, diags);
     std::cerr << diags.render();
     if (diags.has_errors()) return std::nullopt;

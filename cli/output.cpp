@@ -133,6 +133,9 @@ std::string format_json(const net::PetriNet& net, const solver::SolveResult& r) 
                {"simulated_s", r.stats.simulated_s},
                {"wall_s", r.stats.wall_s}};
     if (r.stats.states) stats["states"] = *r.stats.states;
+    if (r.stats.residual) stats["residual"] = *r.stats.residual;
+    if (r.stats.iterations) stats["iterations"] = *r.stats.iterations;
+    if (r.stats.method) stats["method"] = *r.stats.method;
     j["stats"] = stats;
     return j.dump() + "\n";
 }

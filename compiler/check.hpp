@@ -10,6 +10,9 @@
 
 namespace sgdnet::compiler {
 
+// The front end's types (AST, diagnostics, source ranges) are this library's vocabulary.
+using namespace sgdnet::frontend;
+
 /// Property names accepted by each block (LANGUAGE.md §5).
 extern const std::vector<std::string> kWorkerProperties;    // compute layers update speed …
 extern const std::vector<std::string> kServerProperties;    // update bandwidth latency

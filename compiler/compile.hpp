@@ -12,6 +12,9 @@
 
 namespace sgdnet::compiler {
 
+// The front end's types (AST, diagnostics, source ranges) are this library's vocabulary.
+using namespace sgdnet::frontend;
+
 enum class Granularity { Fine, Coarse };
 
 struct CompileOptions {

@@ -29,6 +29,9 @@
 
 namespace sgdnet::compiler {
 
+// The front end's types (AST, diagnostics, source ranges) are this library's vocabulary.
+using namespace sgdnet::frontend;
+
 /// A layer table (LANGUAGE.md §5): rows in forward order, canonical units.
 struct LayerTable {
     struct Layer {

@@ -16,6 +16,9 @@
 
 namespace sgdnet::compiler {
 
+// The front end's types (AST, diagnostics, source ranges) are this library's vocabulary.
+using namespace sgdnet::frontend;
+
 /// Appends every `net NAME { … }` of `ast` to `out`: net-local params (as `NET.NAME` in
 /// out.params, with `--set NET.NAME=V` overrides), places (all nets first, so arcs may name
 /// places declared later or in other nets), then transitions. Array declarations are expanded

@@ -9,6 +9,9 @@
 
 namespace sgdnet::compiler {
 
+// The front end's types (AST, diagnostics, source ranges) are this library's vocabulary.
+using namespace sgdnet::frontend;
+
 /// Lowers the worker/server/layers/training declarations of a resolved, checked AST into `out`
 /// (appending places, transitions and the automatic measures of LANGUAGE.md §5.3, steps_per_s first).
 /// Does nothing when the AST declares no training system.

@@ -14,6 +14,9 @@
 
 namespace sgdnet::compiler {
 
+// The front end's types (AST, diagnostics, source ranges) are this library's vocabulary.
+using namespace sgdnet::frontend;
+
 /// The expressions of the `--set` overrides, parsed once. Entries whose VALUE does not parse are
 /// null (the parse error is reported).
 struct Override {

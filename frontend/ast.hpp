@@ -10,7 +10,7 @@
 
 #include "net/source_range.hpp"
 
-namespace sgdnet::compiler {
+namespace sgdnet::frontend {
 
 using net::SourceRange;
 
@@ -204,4 +204,4 @@ const char* to_string(Binary::Op op);
 /// golden tests of the parser.
 std::string dump(const Ast& ast);
 
-}  // namespace sgdnet::compiler
+}  // namespace sgdnet::frontend

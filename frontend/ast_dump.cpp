@@ -6,7 +6,7 @@
 
 #include "frontend/ast.hpp"
 
-namespace sgdnet::compiler {
+namespace sgdnet::frontend {
 
 namespace {
 
@@ -239,4 +239,4 @@ std::string dump(const Ast& ast) {
     return d.out;
 }
 
-}  // namespace sgdnet::compiler
+}  // namespace sgdnet::frontend

@@ -8,7 +8,7 @@
 
 #include "frontend/parse_utf8.hpp"
 
-namespace sgdnet::compiler {
+namespace sgdnet::frontend {
 
 namespace {
 
@@ -199,4 +199,4 @@ std::string Diagnostics::render() const {
     return out;
 }
 
-}  // namespace sgdnet::compiler
+}  // namespace sgdnet::frontend

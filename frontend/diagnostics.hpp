@@ -8,7 +8,7 @@
 
 #include "net/source_range.hpp"
 
-namespace sgdnet::compiler {
+namespace sgdnet::frontend {
 
 using net::SourceLoc;
 using net::SourceRange;
@@ -59,4 +59,4 @@ private:
     std::vector<Diagnostic> diags_;
 };
 
-}  // namespace sgdnet::compiler
+}  // namespace sgdnet::frontend

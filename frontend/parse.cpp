@@ -16,7 +16,7 @@
 
 #include "SgdNetLexer.h"  // ANTLR last: it undefines EOF.
 
-namespace sgdnet::compiler {
+namespace sgdnet::frontend {
 
 namespace {
 
@@ -267,4 +267,4 @@ ExprPtr parse_expression(uint32_t file, Diagnostics& diags) {
     return e;
 }
 
-}  // namespace sgdnet::compiler
+}  // namespace sgdnet::frontend

@@ -4,7 +4,7 @@
 #include "frontend/ast.hpp"
 #include "frontend/diagnostics.hpp"
 
-namespace sgdnet::compiler {
+namespace sgdnet::frontend {
 
 /// Parses the source registered as `file` in `diags` (LANGUAGE.md §2–§6). Syntax errors are
 /// reported to `diags` (all of them, with recovery); the returned AST holds every declaration
@@ -15,4 +15,4 @@ Ast parse(uint32_t file, Diagnostics& diags);
 /// sweep ranges). Returns null after reporting a diagnostic when it is not exactly one expression.
 ExprPtr parse_expression(uint32_t file, Diagnostics& diags);
 
-}  // namespace sgdnet::compiler
+}  // namespace sgdnet::frontend

@@ -13,7 +13,7 @@
 
 #include "SgdNetParser.h"  // ANTLR last: it undefines EOF.
 
-namespace sgdnet::compiler::build {
+namespace sgdnet::frontend::build {
 
 using G = sgdnet_grammar::SgdNetParser;
 
@@ -41,4 +41,4 @@ std::optional<Decl> build_decl(Ctx& cx, G::DeclContext* c);
 std::optional<ParamDecl> build_param(Ctx& cx, G::ParamDeclContext* c);
 std::optional<NetDecl> build_net(Ctx& cx, G::NetDeclContext* c);
 
-}  // namespace sgdnet::compiler::build
+}  // namespace sgdnet::frontend::build

@@ -7,7 +7,7 @@
 
 #include "frontend/parse_build.hpp"
 
-namespace sgdnet::compiler::build {
+namespace sgdnet::frontend::build {
 
 namespace {
 
@@ -149,4 +149,4 @@ std::optional<Decl> build_decl(Ctx& cx, G::DeclContext* c) {
     return std::nullopt;
 }
 
-}  // namespace sgdnet::compiler::build
+}  // namespace sgdnet::frontend::build

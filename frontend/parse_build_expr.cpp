@@ -10,7 +10,7 @@
 #include "frontend/parse_build.hpp"
 #include "frontend/parse_errors.hpp"
 
-namespace sgdnet::compiler::build {
+namespace sgdnet::frontend::build {
 
 namespace {
 
@@ -322,4 +322,4 @@ std::optional<Property> build_assignment(Ctx& cx, G::AssignmentContext* c) {
     return Property{std::move(*name), range_of(cx, c->name()), std::move(value), range_of(cx, c)};
 }
 
-}  // namespace sgdnet::compiler::build
+}  // namespace sgdnet::frontend::build

@@ -6,7 +6,7 @@
 
 #include "frontend/parse_build.hpp"
 
-namespace sgdnet::compiler::build {
+namespace sgdnet::frontend::build {
 
 namespace {
 
@@ -153,4 +153,4 @@ std::optional<NetDecl> build_net(Ctx& cx, G::NetDeclContext* c) {
     return out;
 }
 
-}  // namespace sgdnet::compiler::build
+}  // namespace sgdnet::frontend::build

@@ -6,7 +6,7 @@
 
 #include "frontend/parse_utf8.hpp"
 
-namespace sgdnet::compiler::detail {
+namespace sgdnet::frontend::detail {
 
 using antlr4::Token;
 using P = sgdnet_grammar::SgdNetParser;
@@ -331,4 +331,4 @@ void SyntaxErrorListener::syntaxError(antlr4::Recognizer*, antlr4::Token*, size_
     sink_.emit(SourceLoc{static_cast<uint32_t>(line), static_cast<uint32_t>(col + 1)}, msg);
 }
 
-}  // namespace sgdnet::compiler::detail
+}  // namespace sgdnet::frontend::detail

@@ -10,7 +10,7 @@
 
 #include "SgdNetParser.h"  // ANTLR last: it undefines EOF.
 
-namespace sgdnet::compiler::detail {
+namespace sgdnet::frontend::detail {
 
 /// Syntax errors per file after which parsing stops (ParseCancellationException).
 inline constexpr std::size_t kMaxSyntaxErrors = 200;
@@ -76,4 +76,4 @@ private:
     SyntaxErrorStrategy& sink_;
 };
 
-}  // namespace sgdnet::compiler::detail
+}  // namespace sgdnet::frontend::detail

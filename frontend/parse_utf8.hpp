@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <string_view>
 
-namespace sgdnet::compiler::utf8 {
+namespace sgdnet::frontend::utf8 {
 
 /// Decodes the code point starting at byte `i` of `s` (i < s.size()). Returns the number of bytes
 /// it takes (1–4). An invalid byte (bad lead, truncated or overlong sequence, surrogate, > U+10FFFF)
@@ -68,4 +68,4 @@ inline void append(String& out, char32_t cp) {
     }
 }
 
-}  // namespace sgdnet::compiler::utf8
+}  // namespace sgdnet::frontend::utf8

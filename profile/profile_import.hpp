@@ -21,6 +21,9 @@
 
 namespace sgdnet::compiler {
 
+// The front end's types (AST, diagnostics, source ranges) are this library's vocabulary.
+using namespace sgdnet::frontend;
+
 /// A profiled time: sample mean and standard deviation in seconds over `n` samples (n = 0: the
 /// count is unknown, or the value is derived).
 struct ProfiledTime {

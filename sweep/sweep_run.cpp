@@ -16,7 +16,7 @@ namespace {
 
 /// Compiles point k of `plan`: the fixed overrides, then the point's swept values as written.
 std::optional<net::PetriNet> compile_point(const SweepPlan& plan, std::size_t k,
-                                           compiler::Diagnostics& diags) {
+                                           frontend::Diagnostics& diags) {
     compiler::CompileOptions options = plan.compile;
     for (const auto& p : point_params(plan, k)) {
         options.overrides.emplace_back(p.name, p.value.text);
@@ -125,7 +125,7 @@ CompiledSweep compile_sweep(SweepPlan plan, const DiagnosticsCallback& on_diagno
     out.nets.reserve(plan.points.size());
     std::vector<std::vector<std::string>> measures_per_point;
     for (std::size_t k = 0; k < plan.points.size(); ++k) {
-        compiler::Diagnostics diags;
+        frontend::Diagnostics diags;
         auto net = compile_point(plan, k, diags);
         if (on_diagnostics) on_diagnostics(k, diags);
         if (!net || diags.has_errors()) {

@@ -83,7 +83,7 @@ private:
 /// Called once per compiled point, in point order, with that point's diagnostics (possibly
 /// empty; warnings too), before the point's net is checked.
 using DiagnosticsCallback =
-    std::function<void(std::size_t point, const compiler::Diagnostics& diagnostics)>;
+    std::function<void(std::size_t point, const frontend::Diagnostics& diagnostics)>;
 
 /// Compiles the model at every point, in order, stopping at the first point that fails, so
 /// that input errors surface before any solving.

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 #include <utility>
 
 #include "solver/exact/phase_type.hpp"
@@ -157,66 +158,99 @@ public:
             std::unique(out_.initial_states.begin(), out_.initial_states.end()),
             out_.initial_states.end());
 
+        // Pass 1: every tangible state, its exit rate and flows; count the rates into each.
+        std::vector<uint32_t> in_count;
         std::vector<double> flow_s(out_.tracked.size());
         for (uint64_t s = 0; s < table_->size(); ++s) {
-            std::memcpy(cur_.data(), table_->get(s), width_ * sizeof(uint32_t));
-            std::fill(flow_s.begin(), flow_s.end(), 0.0);
-            double exit = 0;
-            bool can_fire = false;
-            const auto from = static_cast<uint32_t>(s);
-            auto add_rate = [&](uint32_t to, double r) {
-                if (to == from || r <= 0) return;
-                out_.rates.push_back({from, to, r});
-                exit += r;
-            };
-            for (const Trans& t : timed_) {
-                if (!enabled(t, cur_.data())) continue;
-                double r = timed_rate(t, cur_.data());
-                if (!(r > 0)) continue;
-                can_fire = true;
-                double fire_rate = r;
-                if (t.ph >= 0) {
-                    const PhaseType& ph = phase_types_[t.ph];
-                    const uint32_t slot = np_ + static_cast<uint32_t>(t.ph);
-                    const uint32_t phase = cur_[slot];
-                    const double pr = ph.rates_per_s[phase] * (r / t.rate);
-                    const double c = ph.cont[phase];
-                    if (c > 0) {
-                        std::memcpy(next_.data(), cur_.data(), width_ * sizeof(uint32_t));
-                        next_[slot] = phase + 1;
-                        add_rate(insert_tangible(next_.data()), pr * c);
-                    }
-                    fire_rate = pr * (1 - c);
-                    if (!(fire_rate > 0)) continue;
-                    fire(t, cur_.data(), next_.data());
-                    next_[slot] = 0;
-                } else {
-                    fire(t, cur_.data(), next_.data());
-                }
-                normalize_phases(next_.data());
-                check_bounds(next_.data());
-                resolve(next_.data());
-                for (auto& [idx, prob] : targets_) add_rate(idx, fire_rate * prob);
-                if (tracked_pos_[t.id] >= 0) flow_s[tracked_pos_[t.id]] += fire_rate;
-                for (size_t k = 0; k < counts_.size(); ++k) flow_s[k] += fire_rate * counts_[k];
-            }
-            if (!can_fire) {
-                throw SolveError(SolveError::Kind::Deadlock,
-                                 "deadlock: the net reaches the marking " +
-                                     describe_marking(net_, cur_.data()) +
-                                     " where no timed transition can fire");
-            }
+            const double exit = explore(s, flow_s, [&](uint32_t to, double) {
+                if (to >= in_count.size()) in_count.resize(table_->size(), 0);
+                ++in_count[to];
+            });
             out_.exit_rate.push_back(exit);
             for (size_t k = 0; k < flow_s.size(); ++k) out_.flow[k].push_back(flow_s[k]);
         }
-        out_.num_states = table_->size();
+        const uint64_t n = table_->size();
+        out_.num_states = n;
+        in_count.resize(n, 0);
+        out_.in_start.assign(n + 1, 0);
+        for (uint64_t j = 0; j < n; ++j) out_.in_start[j + 1] = out_.in_start[j] + in_count[j];
+        in_count = {};
+        // Pass 2: the same firings again, each rate written into its column; sources ascending.
+        out_.in_from.resize(out_.in_start[n]);
+        out_.in_rate.resize(out_.in_start[n]);
+        std::vector<uint64_t> cursor(out_.in_start.begin(), out_.in_start.end() - 1);
+        for (uint64_t s = 0; s < n; ++s) {
+            explore(s, flow_s, [&](uint32_t to, double r) {
+                const uint64_t k = cursor[to]++;
+                out_.in_from[k] = static_cast<uint32_t>(s);
+                out_.in_rate[k] = r;
+            });
+        }
+        if (table_->size() != n) throw std::logic_error("build_ctmc: the second pass found new states");
         out_.arena = std::move(table_->arena());
         out_.arena.shrink_to_fit();
-        out_.rates.shrink_to_fit();
+        out_.exit_rate.shrink_to_fit();
+        for (auto& f : out_.flow) f.shrink_to_fit();
         return std::move(out_);
     }
 
 private:
+    /// Fires every enabled timed transition of tangible state `s` and hands each off-diagonal
+    /// rate (to, rate) to `emit`, after resolving vanishing markings. Fills `flow_s` with the
+    /// firings per second of the tracked transitions in `s`; returns the exit rate. Throws
+    /// SolveError on a deadlock, a bound, or too many states.
+    template <class Emit>
+    double explore(uint64_t s, std::vector<double>& flow_s, const Emit& emit) {
+        std::memcpy(cur_.data(), table_->get(s), width_ * sizeof(uint32_t));
+        std::fill(flow_s.begin(), flow_s.end(), 0.0);
+        double exit = 0;
+        bool can_fire = false;
+        const auto from = static_cast<uint32_t>(s);
+        auto add_rate = [&](uint32_t to, double r) {
+            if (to == from || r <= 0) return;
+            emit(to, r);
+            exit += r;
+        };
+        for (const Trans& t : timed_) {
+            if (!enabled(t, cur_.data())) continue;
+            double r = timed_rate(t, cur_.data());
+            if (!(r > 0)) continue;
+            can_fire = true;
+            double fire_rate = r;
+            if (t.ph >= 0) {
+                const PhaseType& ph = phase_types_[t.ph];
+                const uint32_t slot = np_ + static_cast<uint32_t>(t.ph);
+                const uint32_t phase = cur_[slot];
+                const double pr = ph.rates_per_s[phase] * (r / t.rate);
+                const double c = ph.cont[phase];
+                if (c > 0) {
+                    std::memcpy(next_.data(), cur_.data(), width_ * sizeof(uint32_t));
+                    next_[slot] = phase + 1;
+                    add_rate(insert_tangible(next_.data()), pr * c);
+                }
+                fire_rate = pr * (1 - c);
+                if (!(fire_rate > 0)) continue;
+                fire(t, cur_.data(), next_.data());
+                next_[slot] = 0;
+            } else {
+                fire(t, cur_.data(), next_.data());
+            }
+            normalize_phases(next_.data());
+            check_bounds(next_.data());
+            resolve(next_.data());
+            for (auto& [idx, prob] : targets_) add_rate(idx, fire_rate * prob);
+            if (tracked_pos_[t.id] >= 0) flow_s[tracked_pos_[t.id]] += fire_rate;
+            for (size_t k = 0; k < counts_.size(); ++k) flow_s[k] += fire_rate * counts_[k];
+        }
+        if (!can_fire) {
+            throw SolveError(SolveError::Kind::Deadlock,
+                             "deadlock: the net reaches the marking " +
+                                 describe_marking(net_, cur_.data()) +
+                                 " where no timed transition can fire");
+        }
+        return exit;
+    }
+
     void prepare_transitions() {
         for (uint32_t i = 0; i < net_.transitions.size(); ++i) {
             const net::Transition& tr = net_.transitions[i];

@@ -10,14 +10,6 @@
 
 namespace sgdnet::solver {
 
-/// One off-diagonal rate of the CTMC generator: `rate_per_s` from state `from` to state `to`.
-/// Several entries may share (from, to); they add up.
-struct CtmcRate {
-    uint32_t from = 0;
-    uint32_t to = 0;
-    double rate_per_s = 0;
-};
-
 /// The tangible CTMC of a net (LANGUAGE.md §6 semantics). States are stored flat: state s is
 /// `arena[s*width .. (s+1)*width)`, the token counts of every place followed by one phase slot
 /// per phase-type-expanded transition. No per-state heap objects.
@@ -26,7 +18,14 @@ struct Ctmc {
     uint32_t width = 0;
     uint64_t num_states = 0;
     std::vector<uint32_t> arena;
-    std::vector<CtmcRate> rates;      // off-diagonal, self-loops dropped
+    /// The generator's off-diagonal rates by target state (compressed columns, the transpose
+    /// of the rate matrix): the rates into state j are `in_rate[k]` (1/s) from state
+    /// `in_from[k]`, for k in [in_start[j], in_start[j+1]), sources ascending. Several entries
+    /// may share a source (they add up); self-loops are dropped. Gauss–Seidel reads a column per
+    /// state, and the graph algorithms run on these reversed edges (same components).
+    std::vector<uint64_t> in_start;   // num_states + 1
+    std::vector<uint32_t> in_from;
+    std::vector<double> in_rate;
     std::vector<double> exit_rate;    // per state: Σ of its off-diagonal rates (1/s)
     /// Transitions whose firing frequencies were recorded (timed and immediate alike).
     std::vector<uint32_t> tracked;
@@ -40,12 +39,15 @@ struct Ctmc {
     std::vector<std::string> warnings;  // e.g. phase-type expansions performed
 
     const uint32_t* state(uint64_t s) const { return arena.data() + s * width; }
+    uint64_t num_rates() const { return in_from.size(); }
 };
 
 /// Largest number of vanishing markings explored from one marking before giving up.
 inline constexpr uint64_t kMaxVanishingChain = 100'000;
 
-/// Builds the tangible reachability graph and its CTMC.
+/// Builds the tangible reachability graph and its CTMC. Two passes over the states: the first
+/// explores them and counts the rates into each, the second fires the same transitions again and
+/// writes the rates straight into their columns, so no list of rates is ever held twice.
 ///
 /// Timed transitions must be exponential (net::is_exponential) unless options.phase_type, in
 /// which case the others are replaced by fit_phase_type() (single-server transitions only).

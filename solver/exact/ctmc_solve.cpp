@@ -19,23 +19,15 @@ namespace {
 
 constexpr uint32_t kUnvisited = 0xFFFFFFFFu;
 
-/// Compressed adjacency (successors) of the CTMC graph.
+/// Compressed adjacency of a graph: the edges of v go to succ[first[v] .. first[v+1]).
 struct Graph {
-    std::vector<uint64_t> first;
-    std::vector<uint32_t> succ;
+    const std::vector<uint64_t>& first;
+    const std::vector<uint32_t>& succ;
 };
 
-Graph successors(const Ctmc& c) {
-    Graph g;
-    const uint64_t n = c.num_states;
-    g.first.assign(n + 1, 0);
-    for (const CtmcRate& r : c.rates) ++g.first[r.from + 1];
-    for (uint64_t i = 0; i < n; ++i) g.first[i + 1] += g.first[i];
-    g.succ.resize(c.rates.size());
-    std::vector<uint64_t> pos(g.first.begin(), g.first.end() - 1);
-    for (const CtmcRate& r : c.rates) g.succ[pos[r.from]++] = r.to;
-    return g;
-}
+/// The CTMC's transitions reversed (target → source), read straight from its columns: the
+/// strongly connected components are those of the chain.
+Graph reversed(const Ctmc& c) { return Graph{c.in_start, c.in_from}; }
 
 /// Tarjan's strongly connected components, iterative. Returns the component of each state.
 std::vector<uint32_t> components(const Graph& g, uint64_t n, uint32_t& count) {
@@ -84,18 +76,39 @@ std::vector<uint32_t> components(const Graph& g, uint64_t n, uint32_t& count) {
 
 using SpMat = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
 
-/// Rate matrix R restricted to `states` (local numbering), duplicates summed: R(i, j).
-SpMat restricted_rates(const Ctmc& c, const std::vector<uint32_t>& local, uint64_t m) {
-    std::vector<Eigen::Triplet<double, int>> t;
-    t.reserve(c.rates.size());
-    for (const CtmcRate& r : c.rates) {
-        const uint32_t i = local[r.from], j = local[r.to];
-        if (i == kUnvisited || j == kUnvisited) continue;
-        t.emplace_back(static_cast<int>(i), static_cast<int>(j), r.rate_per_s);
+/// Incoming rates by state, in some numbering: the rates into j are rate[k] from from[k], k in
+/// [start[j], start[j+1]).
+struct Columns {
+    const uint64_t* start;
+    const uint32_t* from;
+    const double* rate;
+};
+
+/// The chain's columns restricted to `states` (local numbering through `local`), into `owned`;
+/// when every state is kept, the chain's own columns (no copy).
+struct RestrictedColumns {
+    std::vector<uint64_t> start;
+    std::vector<uint32_t> from;
+    std::vector<double> rate;
+};
+
+Columns restricted_columns(const Ctmc& c, const std::vector<uint32_t>& local,
+                           const std::vector<uint32_t>& states, RestrictedColumns& owned) {
+    if (states.size() == c.num_states) {
+        return Columns{c.in_start.data(), c.in_from.data(), c.in_rate.data()};
     }
-    SpMat rm(static_cast<int>(m), static_cast<int>(m));
-    rm.setFromTriplets(t.begin(), t.end());
-    return rm;
+    owned.start.assign(states.size() + 1, 0);
+    for (std::size_t jl = 0; jl < states.size(); ++jl) {
+        const uint32_t j = states[jl];
+        for (uint64_t k = c.in_start[j]; k < c.in_start[j + 1]; ++k) {
+            const uint32_t il = local[c.in_from[k]];
+            if (il == kUnvisited) continue;
+            owned.from.push_back(il);
+            owned.rate.push_back(c.in_rate[k]);
+        }
+        owned.start[jl + 1] = owned.from.size();
+    }
+    return Columns{owned.start.data(), owned.from.data(), owned.rate.data()};
 }
 
 std::vector<double> solve_lu(const Ctmc& c, const std::vector<uint32_t>& local,
@@ -103,11 +116,14 @@ std::vector<double> solve_lu(const Ctmc& c, const std::vector<uint32_t>& local,
     const auto m = static_cast<int>(states.size());
     // A = Qᵀ with its first row replaced by ones; A π = e_0.
     std::vector<Eigen::Triplet<double, int>> t;
-    t.reserve(c.rates.size() + 2 * states.size());
-    for (const CtmcRate& r : c.rates) {
-        const uint32_t i = local[r.from], j = local[r.to];
-        if (i == kUnvisited || j == kUnvisited || j == 0) continue;
-        t.emplace_back(static_cast<int>(j), static_cast<int>(i), r.rate_per_s);
+    t.reserve(c.num_rates() + 2 * states.size());
+    for (int j = 1; j < m; ++j) {
+        const uint32_t to = states[static_cast<std::size_t>(j)];
+        for (uint64_t k = c.in_start[to]; k < c.in_start[to + 1]; ++k) {
+            const uint32_t i = local[c.in_from[k]];
+            if (i == kUnvisited) continue;
+            t.emplace_back(j, static_cast<int>(i), c.in_rate[k]);
+        }
     }
     for (int k = 0; k < m; ++k) {
         if (k != 0) t.emplace_back(k, k, -c.exit_rate[states[k]]);
@@ -132,19 +148,17 @@ std::vector<double> solve_gauss_seidel(const Ctmc& c, const std::vector<uint32_t
                                        const std::vector<uint32_t>& states, uint64_t& iters,
                                        bool& converged) {
     const uint64_t m = states.size();
-    const SpMat rm = restricted_rates(c, local, m);  // column j: incoming rates of j
+    RestrictedColumns owned;
+    const Columns col = restricted_columns(c, local, states, owned);
     std::vector<double> pi(m, 1.0 / static_cast<double>(m));
     std::vector<double> inv_exit(m);
     for (uint64_t k = 0; k < m; ++k) inv_exit[k] = 1.0 / c.exit_rate[states[k]];
-    const int* outer = rm.outerIndexPtr();
-    const int* inner = rm.innerIndexPtr();
-    const double* val = rm.valuePtr();
     converged = false;
     for (iters = 1; iters <= kMaxIterations; ++iters) {
         double change = 0, sum = 0;
         for (uint64_t j = 0; j < m; ++j) {
             double s = 0;
-            for (int k = outer[j]; k < outer[j + 1]; ++k) s += pi[inner[k]] * val[k];
+            for (uint64_t k = col.start[j]; k < col.start[j + 1]; ++k) s += pi[col.from[k]] * col.rate[k];
             const double nv = s * inv_exit[j];
             change += std::abs(nv - pi[j]);
             pi[j] = nv;
@@ -169,12 +183,16 @@ std::vector<double> solve_gth_mp(const Ctmc& c, const std::vector<uint32_t>& loc
     const uint64_t m = states.size();
     std::vector<std::map<uint32_t, Mp>> row(m);
     std::vector<std::vector<uint32_t>> incoming(m);
-    for (const CtmcRate& r : c.rates) {
-        const uint32_t i = local[r.from], j = local[r.to];
-        if (i == kUnvisited || j == kUnvisited || i == j) continue;
-        auto [it, inserted] = row[i].try_emplace(j, Mp(0));
-        it->second += Mp(r.rate_per_s);
-        if (inserted) incoming[j].push_back(i);
+    for (uint64_t to = 0; to < c.num_states; ++to) {
+        const uint32_t j = local[to];
+        if (j == kUnvisited) continue;
+        for (uint64_t k = c.in_start[to]; k < c.in_start[to + 1]; ++k) {
+            const uint32_t i = local[c.in_from[k]];
+            if (i == kUnvisited || i == j) continue;
+            auto [it, inserted] = row[i].try_emplace(j, Mp(0));
+            it->second += Mp(c.in_rate[k]);
+            if (inserted) incoming[j].push_back(i);
+        }
     }
     std::vector<Mp> out_sum(m);
     for (uint64_t k = m; k-- > 1;) {
@@ -220,13 +238,16 @@ SteadyState steady_state(const Ctmc& c, const net::PetriNet& net, Arithmetic ari
     const uint64_t n = c.num_states;
     SteadyState ss;
     // Bottom strongly connected components: exactly one is needed.
-    const Graph g = successors(c);
+    const Graph g = reversed(c);
     uint32_t ncomp = 0;
     const std::vector<uint32_t> comp = components(g, n, ncomp);
+    // A component is bottom when no transition leaves it: no edge from one of its states
+    // reaches another component.
     std::vector<char> bottom(ncomp, 1);
-    for (uint64_t v = 0; v < n; ++v) {
-        for (uint64_t e = g.first[v]; e < g.first[v + 1]; ++e) {
-            if (comp[g.succ[e]] != comp[v]) bottom[comp[v]] = 0;
+    for (uint64_t to = 0; to < n; ++to) {
+        for (uint64_t e = g.first[to]; e < g.first[to + 1]; ++e) {
+            const uint32_t from = g.succ[e];
+            if (comp[from] != comp[to]) bottom[comp[from]] = 0;
         }
     }
     std::vector<uint32_t> witness;  // one state per bottom component
@@ -293,10 +314,14 @@ SteadyState steady_state(const Ctmc& c, const net::PetriNet& net, Arithmetic ari
     ss.pi.assign(n, 0.0);
     for (uint64_t k = 0; k < m; ++k) ss.pi[states[k]] = x[k] / sum;
     // Residual ||π Q||_1: (π Q)_j = Σ_i π_i R_ij − π_j exit_j.
-    std::vector<double> flow_in(n, 0.0);
-    for (const CtmcRate& r : c.rates) flow_in[r.to] += ss.pi[r.from] * r.rate_per_s;
     double res = 0;
-    for (uint64_t j = 0; j < n; ++j) res += std::abs(flow_in[j] - ss.pi[j] * c.exit_rate[j]);
+    for (uint64_t j = 0; j < n; ++j) {
+        double flow_in = 0;
+        for (uint64_t k = c.in_start[j]; k < c.in_start[j + 1]; ++k) {
+            flow_in += ss.pi[c.in_from[k]] * c.in_rate[k];
+        }
+        res += std::abs(flow_in - ss.pi[j] * c.exit_rate[j]);
+    }
     ss.residual = res;
     return ss;
 }

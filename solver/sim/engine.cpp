@@ -42,115 +42,137 @@ CompiledNet::SpeedForm speed_form(const net::MarkingExpr& e) {
     return f;
 }
 
-}  // namespace
+constexpr uint32_t kNoInterest = std::numeric_limits<uint32_t>::max();
 
-CompiledNet CompiledNet::build(const net::PetriNet& net, const std::vector<net::MarkingExpr>& tracked,
-                               const std::vector<uint32_t>& counted,
-                               uint64_t unbounded_tokens) {
-    std::vector<CountColumn> columns;
-    for (uint32_t t : counted) columns.push_back({{t, 1.0}});
-    return build_columns(net, tracked, columns, unbounded_tokens);
-}
-
-CompiledNet CompiledNet::build_columns(const net::PetriNet& net,
-                                       const std::vector<net::MarkingExpr>& tracked,
-                                       const std::vector<CountColumn>& columns,
-                                       uint64_t unbounded_tokens, bool fuse) {
-    CompiledNet c;
-    c.num_places = static_cast<uint32_t>(net.places.size());
-    c.num_transitions = static_cast<uint32_t>(net.transitions.size());
+void add_places(CompiledNet& c, const net::PetriNet& net, uint64_t unbounded_tokens) {
     const uint64_t max_tokens = std::min<uint64_t>(unbounded_tokens, 0x7fffffffULL);
     for (const net::Place& p : net.places) {
         c.initial.push_back(p.initial);
         c.place_names.push_back(p.name);
         const bool bounded = p.bound && *p.bound < max_tokens;
         c.limit.push_back(bounded ? *p.bound : max_tokens);
-        c.limit_is_bound.push_back(bounded ? kLimitBound : kLimitUnbounded);
+        c.limit_is_bound.push_back(bounded ? CompiledNet::kLimitBound
+                                           : CompiledNet::kLimitUnbounded);
     }
-    // place_interest[p]: the last interest created for p (it belongs to the current transition
-    // when its id is at least the transition's first interest).
-    constexpr uint32_t kNoInterest = std::numeric_limits<uint32_t>::max();
+}
+
+/// Builds the interests of transition t: the distinct places of its input and inhibitor arcs,
+/// then of its speed, each once.
+class InterestBuilder {
+public:
+    /// `place_interest[p]`: the last interest created for p (it belongs to t when its id is
+    /// at least t's first interest).
+    InterestBuilder(CompiledNet& c, std::vector<uint32_t>& place_interest,
+                    const net::Transition& tr, uint32_t t)
+        : c_(c), place_interest_(place_interest), tr_(tr), t_(t), first_(c.interest_pool.size()) {}
+
+    void check_place(uint32_t p) const {
+        if (p >= c_.num_places)
+            throw SolveError(SolveError::Kind::Invalid,
+                             "transition '" + tr_.name + "' refers to a missing place", {}, t_);
+    }
+    /// The interest of t in place p, created on first use.
+    uint32_t of(uint32_t p) {
+        check_place(p);
+        const uint32_t seen = place_interest_[p];
+        if (seen != kNoInterest && seen >= first_) return seen;
+        const auto id = static_cast<uint32_t>(c_.interest_pool.size());
+        c_.interest_pool.push_back(p);
+        c_.interest_owner.push_back(t_);
+        place_interest_[p] = id;
+        return id;
+    }
+    /// Closes t's range of interests.
+    void finish() { append_range(c_.interests, first_, c_.interest_pool.size()); }
+
+private:
+    CompiledNet& c_;
+    std::vector<uint32_t>& place_interest_;
+    const net::Transition& tr_;
+    uint32_t t_;
+    std::size_t first_;
+};
+
+/// Input and inhibitor arcs of a transition, then its marking change (non-zero deltas by place).
+void add_arcs(CompiledNet& c, const net::Transition& tr, InterestBuilder& interests) {
+    std::size_t b = c.arc_pool.size();
+    for (const net::Arc& a : tr.inputs)
+        c.arc_pool.push_back({a.place.value, std::max<uint32_t>(1, a.multiplicity),
+                              interests.of(a.place.value)});
+    append_range(c.inputs, b, c.arc_pool.size());
+    b = c.arc_pool.size();
+    for (const net::Arc& a : tr.inhibitors)
+        c.arc_pool.push_back({a.place.value, std::max<uint32_t>(1, a.multiplicity),
+                              interests.of(a.place.value)});
+    append_range(c.inhibitors, b, c.arc_pool.size());
+    std::map<uint32_t, int64_t> delta;
+    for (const net::Arc& a : tr.inputs) delta[a.place.value] -= a.multiplicity;
+    for (const net::Arc& a : tr.outputs) {
+        interests.check_place(a.place.value);
+        delta[a.place.value] += a.multiplicity;
+    }
+    b = c.delta_pool.size();
+    for (auto [p, d] : delta)
+        if (d != 0) c.delta_pool.push_back({p, static_cast<int32_t>(d)});
+    append_range(c.deltas, b, c.delta_pool.size());
+}
+
+/// How transition t fires: kind, servers, priority, weight, memory, then its delay and speed
+/// (timed) or checks its weight (immediate).
+void add_firing_rule(CompiledNet& c, const net::Transition& tr, uint32_t t) {
+    const bool imm = tr.kind == net::TransitionKind::Immediate;
+    c.immediate.push_back(imm ? 1 : 0);
+    c.servers.push_back(std::max<uint32_t>(1, tr.servers));
+    c.priority.push_back(tr.priority);
+    c.weight.push_back(tr.weight);
+    c.age.push_back(!imm && (tr.memory == net::Memory::Age || tr.speed) ? 1 : 0);
+    if (imm) {
+        if (!(tr.weight > 0) || !std::isfinite(tr.weight))
+            throw SolveError(SolveError::Kind::Invalid,
+                             "immediate transition '" + tr.name + "' has a weight that is not > 0",
+                             {}, t);
+        c.dist.push_back(0);
+        c.speed.push_back(-1);
+        return;
+    }
+    if (tr.inputs.empty() && tr.servers == net::kInfiniteServers)
+        throw SolveError(SolveError::Kind::Invalid,
+                         "timed transition '" + tr.name +
+                             "' has no input place and infinite servers: it would fire "
+                             "infinitely often",
+                         {}, t);
+    try {
+        c.dist.push_back(c.dists.add(tr.delay));
+    } catch (const std::invalid_argument& e) {
+        throw SolveError(SolveError::Kind::Invalid,
+                         "transition '" + tr.name + "': " + e.what(), {}, t);
+    }
+    if (tr.speed && !tr.speed->code.empty()) {
+        c.speed.push_back(static_cast<int32_t>(c.exprs.size()));
+        c.exprs.push_back(*tr.speed);
+        c.speed_forms.push_back(speed_form(*tr.speed));
+    } else {
+        c.speed.push_back(-1);
+    }
+}
+
+void add_transitions(CompiledNet& c, const net::PetriNet& net) {
     std::vector<uint32_t> place_interest(c.num_places, kNoInterest);
     for (uint32_t t = 0; t < c.num_transitions; ++t) {
         const net::Transition& tr = net.transitions[t];
         c.transition_names.push_back(tr.name);
-        auto check_place = [&](uint32_t p) {
-            if (p >= c.num_places)
-                throw SolveError(SolveError::Kind::Invalid,
-                                 "transition '" + tr.name + "' refers to a missing place", {}, t);
-        };
-        // Interests: the distinct places of the input and inhibitor arcs, then of the speed.
-        const std::size_t first_interest = c.interest_pool.size();
-        auto interest_of = [&](uint32_t p) {
-            check_place(p);
-            const uint32_t seen = place_interest[p];
-            if (seen != kNoInterest && seen >= first_interest) return seen;
-            const auto id = static_cast<uint32_t>(c.interest_pool.size());
-            c.interest_pool.push_back(p);
-            c.interest_owner.push_back(t);
-            place_interest[p] = id;
-            return id;
-        };
-        std::size_t b = c.arc_pool.size();
-        for (const net::Arc& a : tr.inputs)
-            c.arc_pool.push_back({a.place.value, std::max<uint32_t>(1, a.multiplicity),
-                                  interest_of(a.place.value)});
-        append_range(c.inputs, b, c.arc_pool.size());
-        b = c.arc_pool.size();
-        for (const net::Arc& a : tr.inhibitors)
-            c.arc_pool.push_back({a.place.value, std::max<uint32_t>(1, a.multiplicity),
-                                  interest_of(a.place.value)});
-        append_range(c.inhibitors, b, c.arc_pool.size());
-        std::map<uint32_t, int64_t> delta;
-        for (const net::Arc& a : tr.inputs) delta[a.place.value] -= a.multiplicity;
-        for (const net::Arc& a : tr.outputs) {
-            check_place(a.place.value);
-            delta[a.place.value] += a.multiplicity;
-        }
-        b = c.delta_pool.size();
-        for (auto [p, d] : delta)
-            if (d != 0) c.delta_pool.push_back({p, static_cast<int32_t>(d)});
-        append_range(c.deltas, b, c.delta_pool.size());
-
-        const bool imm = tr.kind == net::TransitionKind::Immediate;
-        if (!imm && tr.speed)
-            for (uint32_t p : tr.speed->places()) interest_of(p);
-        append_range(c.interests, first_interest, c.interest_pool.size());
-        c.immediate.push_back(imm ? 1 : 0);
-        c.servers.push_back(std::max<uint32_t>(1, tr.servers));
-        c.priority.push_back(tr.priority);
-        c.weight.push_back(tr.weight);
-        c.age.push_back(!imm && (tr.memory == net::Memory::Age || tr.speed) ? 1 : 0);
-        if (imm) {
-            if (!(tr.weight > 0) || !std::isfinite(tr.weight))
-                throw SolveError(SolveError::Kind::Invalid,
-                                 "immediate transition '" + tr.name + "' has a weight that is not > 0",
-                                 {}, t);
-            c.dist.push_back(0);
-            c.speed.push_back(-1);
-            continue;
-        }
-        if (tr.inputs.empty() && tr.servers == net::kInfiniteServers)
-            throw SolveError(SolveError::Kind::Invalid,
-                             "timed transition '" + tr.name +
-                                 "' has no input place and infinite servers: it would fire "
-                                 "infinitely often",
-                             {}, t);
-        try {
-            c.dist.push_back(c.dists.add(tr.delay));
-        } catch (const std::invalid_argument& e) {
-            throw SolveError(SolveError::Kind::Invalid,
-                             "transition '" + tr.name + "': " + e.what(), {}, t);
-        }
-        if (tr.speed && !tr.speed->code.empty()) {
-            c.speed.push_back(static_cast<int32_t>(c.exprs.size()));
-            c.exprs.push_back(*tr.speed);
-            c.speed_forms.push_back(speed_form(*tr.speed));
-        } else {
-            c.speed.push_back(-1);
-        }
+        InterestBuilder interests(c, place_interest, tr, t);
+        add_arcs(c, tr, interests);
+        if (tr.kind != net::TransitionKind::Immediate && tr.speed)
+            for (uint32_t p : tr.speed->places()) interests.of(p);
+        interests.finish();
+        add_firing_rule(c, tr, t);
     }
-    c.find_share_groups();
+}
+
+/// The time-averaged expressions, after the speeds in `exprs`, and per place the ones that
+/// read it.
+void add_tracked(CompiledNet& c, const std::vector<net::MarkingExpr>& tracked) {
     c.first_tracked_expr = static_cast<uint32_t>(c.exprs.size());
     std::vector<std::vector<uint32_t>> place_exprs(c.num_places);
     for (uint32_t i = 0; i < tracked.size(); ++i) {
@@ -167,7 +189,11 @@ CompiledNet CompiledNet::build_columns(const net::PetriNet& net,
                                  place_exprs[p].end());
         append_range(c.place_exprs, b, c.place_expr_pool.size());
     }
-    std::vector<std::vector<CountTerm>> terms(c.num_transitions);
+}
+
+/// Per transition, the count columns its firings add to.
+void add_count_columns(CompiledNet& c, const std::vector<CompiledNet::CountColumn>& columns) {
+    std::vector<std::vector<CompiledNet::CountTerm>> terms(c.num_transitions);
     for (uint32_t col = 0; col < columns.size(); ++col)
         for (auto [t, coef] : columns[col]) {
             if (t >= c.num_transitions)
@@ -181,8 +207,32 @@ CompiledNet CompiledNet::build_columns(const net::PetriNet& net,
         append_range(c.count_terms, b, c.count_pool.size());
     }
     c.num_count_columns = static_cast<uint32_t>(columns.size());
+}
+
+}  // namespace
+
+CompiledNet CompiledNet::build(const net::PetriNet& net, const std::vector<net::MarkingExpr>& tracked,
+                               const std::vector<uint32_t>& counted,
+                               uint64_t unbounded_tokens) {
+    std::vector<CountColumn> columns;
+    for (uint32_t t : counted) columns.push_back({{t, 1.0}});
+    return build_columns(net, tracked, columns, unbounded_tokens);
+}
+
+CompiledNet CompiledNet::build_columns(const net::PetriNet& net,
+                                       const std::vector<net::MarkingExpr>& tracked,
+                                       const std::vector<CountColumn>& columns,
+                                       uint64_t unbounded_tokens, Fusion fusion) {
+    CompiledNet c;
+    c.num_places = static_cast<uint32_t>(net.places.size());
+    c.num_transitions = static_cast<uint32_t>(net.transitions.size());
+    add_places(c, net, unbounded_tokens);
+    add_transitions(c, net);
+    c.find_share_groups();
+    add_tracked(c, tracked);
+    add_count_columns(c, columns);
     c.firings.assign(c.num_transitions, 1);
-    if (fuse) c.fuse_chains(net);
+    if (fusion == Fusion::On) c.fuse_chains(net);
     return c;
 }
 

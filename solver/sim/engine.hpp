@@ -14,6 +14,9 @@
 
 namespace sgdnet::solver {
 
+/// Whether private chains of timed transitions run as one event (CompiledNet::fuse_chains()).
+enum class Fusion : uint8_t { Off, On };
+
 /// The read-only, flattened form of a net shared by every replication (LANGUAGE.md §6).
 /// Arrays are indexed by place / transition id; arc lists are CSR ranges.
 struct CompiledNet {
@@ -118,11 +121,12 @@ struct CompiledNet {
     /// As build(), with general count columns: column c accumulates Σ coef over the firings of
     /// the (transition, coef) pairs of `columns[c]`.
     using CountColumn = std::vector<std::pair<uint32_t, double>>;
-    /// With `fuse`, private chains of timed transitions then run as one event (fuse_chains()).
+    /// With Fusion::On, private chains of timed transitions then run as one event
+    /// (fuse_chains()).
     static CompiledNet build_columns(const net::PetriNet& net,
                                      const std::vector<net::MarkingExpr>& tracked,
                                      const std::vector<CountColumn>& columns,
-                                     uint64_t unbounded_tokens, bool fuse = false);
+                                     uint64_t unbounded_tokens, Fusion fusion = Fusion::Off);
 
     /// Series reduction of the flattened net, exact in distribution. A chain
     /// u0 →p1→ u1 →p2→ … → uk (k >= 1) is fused when every place p_j is private (its only arcs

@@ -54,7 +54,7 @@ done
 
 # run --format json: keys of LANGUAGE.md §7 in order; exact solver adds stats.states.
 expect_rc 0 "run --format json (exact)" -- "$SGDNET" run "$EXAMPLES/mm1k.sgdnet" --solver exact --format json
-grep -Eq '^\{"model":"mm1k","solver":"exact","params":\{.*\},"measures":\{"thr":\{"mean":[^,]+,"ci_low":[^,]+,"ci_high":[^}]+\},.*"stats":\{"replications":[0-9]+,"events":[0-9]+,"simulated_s":[^,]+,"wall_s":[^,]+,"states":6\}\}$' "$tmp/out" \
+grep -Eq '^\{"model":"mm1k","solver":"exact","params":\{.*\},"measures":\{"thr":\{"mean":[^,]+,"ci_low":[^,]+,"ci_high":[^}]+\},.*"stats":\{"replications":[0-9]+,"events":[0-9]+,"simulated_s":[^,]+,"wall_s":[^,]+,"states":6,"residual":[^,]+,"iterations":0,"method":"sparse-lu"\}\}$' "$tmp/out" \
     && ok "json shape" || { no "json shape"; cat "$tmp/out"; }
 
 # --set reaches the model: M/M/1/K with K = 3, ρ = 0.8: throughput = 1 - ρ^3 (1-ρ)/(1-ρ^4)

@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
         std::cerr << input << ": bad `// args:` line: " << error << "\n";
         return 2;
     }
-    compiler::Diagnostics diags;
+    frontend::Diagnostics diags;
     auto net = compiler::compile_file(input, options, diags);
     std::string actual = diags.render();
     if (net) actual += emit::to_net_text(*net);

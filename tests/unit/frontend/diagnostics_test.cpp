@@ -5,10 +5,10 @@
 
 #include "frontend/diagnostics.hpp"
 
-using sgdnet::compiler::Diagnostic;
-using sgdnet::compiler::Diagnostics;
-using sgdnet::compiler::SourceLoc;
-using sgdnet::compiler::SourceRange;
+using sgdnet::frontend::Diagnostic;
+using sgdnet::frontend::Diagnostics;
+using sgdnet::frontend::SourceLoc;
+using sgdnet::frontend::SourceRange;
 
 namespace {
 SourceRange at(uint32_t file, uint32_t line, uint32_t col) {

@@ -10,7 +10,7 @@
 #include "frontend/diagnostics.hpp"
 #include "frontend/parse.hpp"
 
-using namespace sgdnet::compiler;
+using namespace sgdnet::frontend;
 
 namespace {
 

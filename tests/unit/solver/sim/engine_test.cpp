@@ -408,7 +408,7 @@ TEST_CASE("engine: a private chain runs as one event and counts every member's f
     const uint32_t t2 = b.timed("t2", det(2), {{bb, 1}}, {{c, 1}});
     b.timed("t3", det(0.5), {{c, 1}}, {{ready, 1}});
     const CompiledNet cn = CompiledNet::build_columns(b.net, {}, {{{t0, 1.0}}, {{t2, 3.0}}},
-                                                      1'000'000, true);
+                                                      1'000'000, Fusion::On);
     CHECK(cn.fused_chains == 1);
     CHECK(cn.fused_transitions == 4);
     CHECK(cn.limit[ready] == 1);
@@ -424,16 +424,17 @@ TEST_CASE("engine: a private chain runs as one event and counts every member's f
 
     SUBCASE("a place that a measure reads splits the chain there") {
         const CompiledNet cut = CompiledNet::build_columns(
-            b.net, {net::MarkingExpr::tokens(c)}, {{{t0, 1.0}}}, 1'000'000, true);
+            b.net, {net::MarkingExpr::tokens(c)}, {{{t0, 1.0}}}, 1'000'000, Fusion::On);
         CHECK(cut.fused_chains == 1);  // t0 → t1 → t2, ending in c; t3 alone
         CHECK(cut.fused_transitions == 3);
     }
     SUBCASE("a place with an explicit bound is not fused over") {
         NetBuilder g = b;
         g.net.places[c].bound = 1;  // t0 → t1 → t2 ends in c; t3 alone
-        CHECK(CompiledNet::build_columns(g.net, {}, {}, 1'000'000, true).fused_transitions == 3);
+        const CompiledNet fixed = CompiledNet::build_columns(g.net, {}, {}, 1'000'000, Fusion::On);
+        CHECK(fixed.fused_transitions == 3);
         g.net.places[ready].bound = 1;  // the entry of t0: no chain starts there
-        CHECK(CompiledNet::build_columns(g.net, {}, {}, 1'000'000, true).fused_chains == 0);
+        CHECK(CompiledNet::build_columns(g.net, {}, {}, 1'000'000, Fusion::On).fused_chains == 0);
     }
     SUBCASE("an immediate does not end a chain") {
         NetBuilder g;
@@ -441,18 +442,18 @@ TEST_CASE("engine: a private chain runs as one event and counts every member's f
         g.timed("u0", det(1), {{r, 1}}, {{x, 1}});
         g.timed("u1", det(1), {{x, 1}}, {{y, 1}});
         g.immediate("back", 1, 1, {{y, 1}}, {{r, 1}});
-        const CompiledNet cut = CompiledNet::build_columns(g.net, {}, {}, 1'000'000, true);
+        const CompiledNet cut = CompiledNet::build_columns(g.net, {}, {}, 1'000'000, Fusion::On);
         CHECK(cut.fused_chains == 1);
         CHECK(cut.fused_transitions == 2);  // u0 → u1; `back` fires on its own
     }
     SUBCASE("an inhibitor on a chain place, or a slowed member, keeps it apart") {
         NetBuilder g = b;
         g.timed("watch", det(1), {}, {}, {{a, 1}});
-        const CompiledNet cut = CompiledNet::build_columns(g.net, {}, {}, 1'000'000, true);
+        const CompiledNet cut = CompiledNet::build_columns(g.net, {}, {}, 1'000'000, Fusion::On);
         CHECK(cut.fused_transitions == 2);  // t2 → t3
         NetBuilder s = b;
         s.net.transitions[t2].speed = net::MarkingExpr::tokens(ready);
-        const CompiledNet slow = CompiledNet::build_columns(s.net, {}, {}, 1'000'000, true);
+        const CompiledNet slow = CompiledNet::build_columns(s.net, {}, {}, 1'000'000, Fusion::On);
         CHECK(slow.fused_chains == 0);  // ready is read by t2's speed: t0 starts no chain
     }
 }
@@ -469,7 +470,7 @@ TEST_CASE("simulate: a chain that holds two tokens is simulated unfused, with th
     const uint32_t s2 = b.timed("s2", exp_rate(3), {{m, 1}}, {});
     b.throughput("X", s2);
     CHECK(CompiledNet::build(b.net, {}, {s2}, 1'000'000).fused_chains == 0);
-    CHECK(CompiledNet::build_columns(b.net, {}, {}, 1'000'000, true).fused_chains == 1);
+    CHECK(CompiledNet::build_columns(b.net, {}, {}, 1'000'000, Fusion::On).fused_chains == 1);
     SolveOptions fused;
     fused.confidence = 0.999;
     SolveOptions plain = fused;
@@ -496,7 +497,7 @@ TEST_CASE("simulate: a fused chain keeps the renewal rate of its cycle") {
                 {{p[k], 1}}, {{p[k + 1], 1}});
     const uint32_t back = b.timed("back", exp_rate(1 / 0.045), {{p[10], 1}}, {{p[0], 1}});
     b.throughput("X", back);
-    CHECK(CompiledNet::build_columns(b.net, {}, {}, 1'000'000, true).fused_transitions == 11);
+    CHECK(CompiledNet::build_columns(b.net, {}, {}, 1'000'000, Fusion::On).fused_transitions == 11);
     for (const bool fuse : {true, false}) {
         CAPTURE(fuse);
         SolveOptions o;
