@@ -14,7 +14,8 @@ from ._model import Source, granularity_text, is_path, param_sets, run_arguments
 
 
 class SweepInterrupted(KeyboardInterrupt):
-    """Ctrl-C during sweep(on_interrupt="raise"): `rows` (or `frame`) has every finished point."""
+    """Ctrl-C during sweep(on_interrupt="raise"): `rows`, what sweep would have returned (a
+    DataFrame or a list of dicts), has every finished point."""
 
     def __init__(self, rows: Any, finished: int, points: int):
         super().__init__(f"sweep interrupted: {finished} of {points} points finished and kept")
@@ -171,7 +172,7 @@ def _frame(rows: _Rows, summary: dict, pandas: Any) -> Any:
     frame = pandas.DataFrame(rows.rows, columns=rows.columns, dtype=float)
     for column in rows.columns[:len(rows.columns) - 3 * len(rows.measures)]:
         values = frame[column]
-        if len(values) and all(v.is_integer() and abs(v) < 2**53 for v in values):
+        if len(values) and all(float(v).is_integer() and abs(v) < 2**53 for v in values):
             frame[column] = values.astype("int64")
     frame.attrs.update(units=dict(rows.units), errors=list(rows.errors),
                        warnings=list(rows.warnings), interrupted=summary["interrupted"],
