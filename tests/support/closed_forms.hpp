@@ -43,42 +43,40 @@ inline QueueMeasures mm1k(double lambda, double mu, int k) {
     return m;
 }
 
+/// The measures of a queue with `servers` servers of rate μ whose number in the system has the
+/// stationary distribution π (0..K): throughput Σ min(n, servers) μ π_n, L = Σ n π_n,
+/// P(full) = π_K.
+inline QueueMeasures queue_measures(const std::vector<double>& pi, int servers, double mu) {
+    QueueMeasures m;
+    for (std::size_t n = 0; n < pi.size(); ++n) {
+        m.mean_number += static_cast<double>(n) * pi[n];
+        m.throughput += std::min(static_cast<int>(n), servers) * mu * pi[n];
+    }
+    m.p_full = pi.back();
+    return m;
+}
+
 /// M/M/c/K: c servers of rate μ, arrivals λ, at most K in the system; birth λ, death
-/// min(n, c) μ. P(full) = π_K.
+/// min(n, c) μ.
 inline QueueMeasures mmck(double lambda, double mu, int c, int k) {
     std::vector<double> birth, death;
     for (int n = 0; n < k; ++n) {
         birth.push_back(lambda);
         death.push_back(std::min(n + 1, c) * mu);
     }
-    const auto pi = birth_death(birth, death);
-    QueueMeasures m;
-    for (int n = 0; n <= k; ++n) {
-        m.mean_number += n * pi[n];
-        m.throughput += std::min(n, c) * mu * pi[n];
-    }
-    m.p_full = pi[k];
-    return m;
+    return queue_measures(birth_death(birth, death), c, mu);
 }
 
 /// Machine repairman (Kleinrock, Queueing Systems I, §3.9): N machines fail at rate λ each
 /// while up, R repairmen repair at rate μ each. With k down: birth (N−k)λ, death min(k, R)μ.
-/// Returns the repair throughput Σ min(k,R) μ π_k and the mean number down Σ k π_k (p_full:
-/// every machine down).
+/// The repair throughput, the mean number down (mean_number) and P(every machine down).
 inline QueueMeasures machine_repairman(int machines, double lambda, int repairmen, double mu) {
     std::vector<double> birth, death;
     for (int k = 0; k < machines; ++k) {
         birth.push_back((machines - k) * lambda);
         death.push_back(std::min(k + 1, repairmen) * mu);
     }
-    const auto pi = birth_death(birth, death);
-    QueueMeasures m;
-    for (int k = 0; k <= machines; ++k) {
-        m.mean_number += k * pi[k];
-        m.throughput += std::min(k, repairmen) * mu * pi[k];
-    }
-    m.p_full = pi[machines];
-    return m;
+    return queue_measures(birth_death(birth, death), repairmen, mu);
 }
 
 /// M/M/c (unbounded), arrivals λ, c servers of rate μ, a = λ/μ, ρ = a/c < 1. Erlang C:

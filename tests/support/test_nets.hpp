@@ -72,14 +72,15 @@ struct NetBuilder {
                     bool inverse = false) {
         net::Measure m;
         m.name = name;
-        m.kind = inverse ? net::Measure::Kind::MeanInverseThroughput
-                         : net::Measure::Kind::Throughput;
+        m.kind =
+            inverse ? net::Measure::Kind::MeanInverseThroughput : net::Measure::Kind::Throughput;
         for (auto [t, c] : terms) m.terms.push_back({net::TransitionId{t}, c});
         m.unit = inverse ? "s" : "1/s";
         net.measures.push_back(std::move(m));
     }
     void throughput(const std::string& name, uint32_t t) { throughput(name, {{t, 1.0}}); }
-    void inverse_throughput(const std::string& name, std::vector<std::pair<uint32_t, double>> terms) {
+    void inverse_throughput(const std::string& name,
+                            std::vector<std::pair<uint32_t, double>> terms) {
         throughput(name, std::move(terms), true);
     }
     void average(const std::string& name, net::MarkingExpr e, std::string unit = "tokens") {
@@ -120,8 +121,7 @@ struct NetBuilder {
         for (std::size_t i = 0; i <= birth.size(); ++i)
             lv.push_back(place("l" + std::to_string(i), i == 0 ? 1 : 0));
         for (std::size_t i = 0; i < birth.size(); ++i) {
-            up.push_back(
-                timed("up" + std::to_string(i), birth[i], {{lv[i], 1}}, {{lv[i + 1], 1}}));
+            up.push_back(timed("up" + std::to_string(i), birth[i], {{lv[i], 1}}, {{lv[i + 1], 1}}));
             timed("down" + std::to_string(i), death[i], {{lv[i + 1], 1}}, {{lv[i], 1}});
         }
         for (std::size_t i = 0; i < lv.size(); ++i) tokens("p" + std::to_string(i), lv[i]);
