@@ -10,9 +10,10 @@ namespace {
 
 Diagnostic diagnostic(const frontend::Diagnostic& d, const frontend::Diagnostics& diags) {
     Diagnostic out;
-    out.severity = d.severity == frontend::Diagnostic::Severity::Error     ? Diagnostic::Severity::Error
-                   : d.severity == frontend::Diagnostic::Severity::Warning ? Diagnostic::Severity::Warning
-                                                                           : Diagnostic::Severity::Note;
+    out.severity = d.severity == frontend::Diagnostic::Severity::Error ? Diagnostic::Severity::Error
+                   : d.severity == frontend::Diagnostic::Severity::Warning
+                       ? Diagnostic::Severity::Warning
+                       : Diagnostic::Severity::Note;
     if (d.range.file < diags.file_names().size()) out.file = diags.file_name(d.range.file);
     if (d.range.valid()) {
         out.line = d.range.begin.line;
@@ -71,14 +72,16 @@ solver::SolveOptions solve_options(const RunOptions& o) {
     s.max_time_s = o.max_time_s;
     s.max_states = o.max_states;
     s.phase_type = o.phase_type;
-    s.arithmetic = o.multiprecision ? solver::Arithmetic::Multiprecision : solver::Arithmetic::Double;
+    s.arithmetic =
+        o.multiprecision ? solver::Arithmetic::Multiprecision : solver::Arithmetic::Double;
     return s;
 }
 
 Result result(const solver::SolveResult& r) {
     Result out;
     out.solver = r.solver;
-    for (const auto& m : r.measures) out.measures.push_back({m.name, m.mean, m.ci_low, m.ci_high, m.unit});
+    for (const auto& m : r.measures)
+        out.measures.push_back({m.name, m.mean, m.ci_low, m.ci_high, m.unit});
     out.stats.replications = r.stats.replications;
     out.stats.events = r.stats.events;
     out.stats.simulated_s = r.stats.simulated_s;

@@ -1,4 +1,5 @@
-// The public Model: compiling through compiler::compile, emitting through emit/, solving through solver::solve.
+// The public Model: compiling through compiler::compile, emitting through emit/, solving through
+// solver::solve.
 #include "sgdnet/model.hpp"
 
 #include <stdexcept>
@@ -90,10 +91,14 @@ ModelStats Model::stats() const {
 
 std::string Model::emit(EmitFormat format) const {
     switch (format) {
-        case EmitFormat::Net: return emit::to_net_text(impl_->net);
-        case EmitFormat::Dot: return emit::to_dot(impl_->net);
-        case EmitFormat::Pnml: return emit::to_pnml(impl_->net);
-        case EmitFormat::Json: return emit::to_json(impl_->net);
+        case EmitFormat::Net:
+            return emit::to_net_text(impl_->net);
+        case EmitFormat::Dot:
+            return emit::to_dot(impl_->net);
+        case EmitFormat::Pnml:
+            return emit::to_pnml(impl_->net);
+        case EmitFormat::Json:
+            return emit::to_json(impl_->net);
     }
     return {};
 }

@@ -13,8 +13,8 @@ std::string import_profile(const std::string& path, const std::string& name) {
     frontend::Diagnostics diags;
     const auto profile = compiler::load_profile(path, diags);
     if (!profile || diags.has_errors()) throw CompileError(api::diagnostics(diags), diags.render());
-    const std::string table_name = compiler::to_identifier(
-        name.empty() ? std::filesystem::path(path).stem().string() : name);
+    const std::string table_name =
+        compiler::to_identifier(name.empty() ? std::filesystem::path(path).stem().string() : name);
     return compiler::to_sgdnet(*profile, table_name);
 }
 

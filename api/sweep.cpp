@@ -20,7 +20,8 @@ namespace {
 /// The internal param of an axis: its values go through the command's list syntax, which
 /// checks them and computes their canonical values.
 sweep::SweepParam to_param(const SweepAxis& axis) {
-    if (axis.values.empty()) throw std::invalid_argument("sweep axis '" + axis.name + "' has no values");
+    if (axis.values.empty())
+        throw std::invalid_argument("sweep axis '" + axis.name + "' has no values");
     std::string spec = axis.name + "=";
     for (std::size_t i = 0; i < axis.values.size(); ++i) spec += (i ? "," : "") + axis.values[i];
     std::string error;
@@ -33,7 +34,8 @@ sweep::SweepPlan make_plan(const std::vector<SweepAxis>& axes, const SweepOption
     sweep::SweepPlan plan;
     for (const SweepAxis& axis : axes) {
         for (const auto& p : plan.params) {
-            if (p.name == axis.name) throw std::invalid_argument("'" + axis.name + "' is swept twice");
+            if (p.name == axis.name)
+                throw std::invalid_argument("'" + axis.name + "' is swept twice");
         }
         plan.params.push_back(to_param(axis));
     }
@@ -62,11 +64,11 @@ std::shared_ptr<const Sweep::Impl> compile_plan(sweep::SweepPlan plan, unsigned 
     std::string rendered;
     try {
         auto impl = std::make_shared<Sweep::Impl>();
-        impl->compiled = sweep::compile_sweep(
-            std::move(plan), [&](std::size_t, const frontend::Diagnostics& diags) {
-                last = api::diagnostics(diags);
-                rendered = diags.render();
-            });
+        impl->compiled = sweep::compile_sweep(std::move(plan),
+                                              [&](std::size_t, const frontend::Diagnostics& diags) {
+                                                  last = api::diagnostics(diags);
+                                                  rendered = diags.render();
+                                              });
         impl->threads = threads;
         return impl;
     } catch (const sweep::SweepError& e) {
@@ -115,11 +117,15 @@ Sweep Sweep::compile(const std::string& text, const std::string& display_name,
 std::size_t Sweep::size() const { return impl_->compiled.plan.points.size(); }
 
 std::vector<SweepValue> Sweep::point(std::size_t k) const {
-    if (k >= size()) throw std::out_of_range("sweep point " + std::to_string(k) + " of " + std::to_string(size()));
+    if (k >= size())
+        throw std::out_of_range("sweep point " + std::to_string(k) + " of " +
+                                std::to_string(size()));
     return values_of(impl_->compiled.plan, k);
 }
 
-const std::vector<std::string>& Sweep::measure_names() const { return impl_->compiled.measure_names; }
+const std::vector<std::string>& Sweep::measure_names() const {
+    return impl_->compiled.measure_names;
+}
 
 std::vector<std::string> Sweep::columns() const {
     std::vector<std::string> out;

@@ -2,7 +2,8 @@
 //
 // Usage: exact_bench [STATIONS=6] [TOKENS=40]. Prints tangible states, build and solve times,
 // states/s, the method, residual and the relative error of the throughput against exact Mean
-// Value Analysis (the net is a closed product-form network of single-server stations).
+// Value Analysis (tests/support/mva.hpp; the net is a closed product-form network of
+// single-server stations, built by tests/support/test_nets.hpp).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -13,6 +14,8 @@
 #include "net/petri_net.hpp"
 #include "solver/exact/ctmc_build.hpp"
 #include "solver/exact/ctmc_solve.hpp"
+#include "tests/support/mva.hpp"
+#include "tests/support/test_nets.hpp"
 
 namespace {
 
@@ -28,24 +31,14 @@ int main(int argc, char** argv) {
     using namespace sgdnet;
     const int stations = argc > 1 ? std::atoi(argv[1]) : 6;
     const int tokens = argc > 2 ? std::atoi(argv[2]) : 40;
-    net::PetriNet pn;
-    pn.name = "cyclic";
-    std::vector<double> mu;
+    std::vector<double> mu, service_s;
     for (int i = 0; i < stations; ++i) {
-        net::Place p;
-        p.name = "s" + std::to_string(i);
-        p.initial = i == 0 ? static_cast<uint32_t>(tokens) : 0;
-        pn.places.push_back(p);
         mu.push_back(1.0 + 0.5 * i);
+        service_s.push_back(1 / mu.back());
     }
-    for (int i = 0; i < stations; ++i) {
-        net::Transition t;
-        t.name = "serve" + std::to_string(i);
-        t.delay = net::Distribution{net::Exp{mu[i]}};
-        t.inputs = {{net::PlaceId{static_cast<uint32_t>(i)}, 1}};
-        t.outputs = {{net::PlaceId{static_cast<uint32_t>((i + 1) % stations)}, 1}};
-        pn.transitions.push_back(t);
-    }
+    testing::NetBuilder b("cyclic");
+    b.cyclic_network(mu, static_cast<uint32_t>(tokens));
+    const net::PetriNet& pn = b.net;
     solver::SolveOptions options;
     options.solver = solver::SolverKind::Exact;
     options.max_states = 100'000'000;  // a scale benchmark: 60 tokens are 8.26 M states
@@ -59,16 +52,7 @@ int main(int argc, char** argv) {
     double x = 0;
     for (uint64_t s = 0; s < c.num_states; ++s) x += ss.pi[s] * c.flow[0][s];
 
-    // Exact MVA: R_i(n) = (1 + Q_i(n-1))/mu_i, X(n) = n / Σ R_i(n), Q_i(n) = X(n) R_i(n).
-    std::vector<double> q(stations, 0.0);
-    double x_mva = 0;
-    for (int n = 1; n <= tokens; ++n) {
-        double total = 0;
-        std::vector<double> r(stations);
-        for (int i = 0; i < stations; ++i) total += r[i] = (1 + q[i]) / mu[i];
-        x_mva = n / total;
-        for (int i = 0; i < stations; ++i) q[i] = x_mva * r[i];
-    }
+    const double x_mva = testing::cyclic_mva(service_s, tokens).throughput;
     const double total_s = build_s + solve_s;
     std::printf("stations %d tokens %d\n", stations, tokens);
     std::printf("tangible states     %llu\n", static_cast<unsigned long long>(c.num_states));

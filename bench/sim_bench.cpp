@@ -4,73 +4,48 @@
 #include <benchmark/benchmark.h>
 
 #include <string>
+#include <vector>
 
 #include "net/petri_net.hpp"
 #include "solver/sim/engine.hpp"
 #include "solver/solve.hpp"
+#include "tests/support/test_nets.hpp"
 
 namespace {
 
 using namespace sgdnet;
 
-net::Arc arc(uint32_t p, uint32_t m = 1) { return {net::PlaceId{p}, m}; }
-
-net::Transition timed(std::string name, double rate, std::vector<net::Arc> in,
-                      std::vector<net::Arc> out) {
-    net::Transition t;
-    t.name = std::move(name);
-    t.delay = {net::Exp{rate}};
-    t.inputs = std::move(in);
-    t.outputs = std::move(out);
-    return t;
-}
-
-/// A ring of `places` places holding `tokens` tokens; transition i moves a token i → i+1.
+/// A ring of `places` places holding `tokens` tokens, evenly spaced; transition i moves a token
+/// i → i+1 at rate 1/s.
 net::PetriNet ring(uint32_t places, uint32_t tokens) {
-    net::PetriNet n;
-    n.name = "ring";
-    for (uint32_t i = 0; i < places; ++i)
-        n.places.push_back({"p" + std::to_string(i), i % (places / tokens) == 0 ? 1u : 0u, {}, {}});
-    for (uint32_t i = 0; i < places; ++i)
-        n.transitions.push_back(timed("t" + std::to_string(i), 1.0, {arc(i)}, {arc((i + 1) % places)}));
-    net::Measure m;
-    m.name = "X";
-    m.terms = {{net::TransitionId{0}, 1.0}};
-    n.measures.push_back(m);
-    return n;
+    testing::NetBuilder b("ring");
+    std::vector<uint32_t> initial;
+    for (uint32_t i = 0; i < places; ++i) initial.push_back(i % (places / tokens) == 0 ? 1u : 0u);
+    const auto ring = b.cycle(std::vector<double>(places, 1.0), initial);
+    b.throughput("X", ring.transitions[0]);
+    return b.net;
 }
 
 /// Fork-join: an immediate fork puts one token in each of `branches` branches, each branch is
 /// an exponential delay, and an immediate join waits for all of them.
 net::PetriNet fork_join(uint32_t branches) {
-    net::PetriNet n;
-    n.name = "forkjoin";
-    n.places.push_back({"start", 1, {}, {}});
+    testing::NetBuilder b("forkjoin");
+    const uint32_t start = b.place("start", 1);
+    std::vector<uint32_t> begin, done;
     for (uint32_t i = 0; i < branches; ++i) {
-        n.places.push_back({"b" + std::to_string(i), 0, {}, {}});
-        n.places.push_back({"d" + std::to_string(i), 0, {}, {}});
+        begin.push_back(b.place("b" + std::to_string(i)));
+        done.push_back(b.place("d" + std::to_string(i)));
     }
-    net::Transition fork;
-    fork.name = "fork";
-    fork.kind = net::TransitionKind::Immediate;
-    fork.inputs = {arc(0)};
-    net::Transition join;
-    join.name = "join";
-    join.kind = net::TransitionKind::Immediate;
-    join.outputs = {arc(0)};
+    testing::ArcList forked, joined;
     for (uint32_t i = 0; i < branches; ++i) {
-        fork.outputs.push_back(arc(1 + 2 * i));
-        join.inputs.push_back(arc(2 + 2 * i));
-        n.transitions.push_back(
-            timed("w" + std::to_string(i), 1.0 + i * 0.01, {arc(1 + 2 * i)}, {arc(2 + 2 * i)}));
+        b.timed("w" + std::to_string(i), 1.0 + i * 0.01, {{begin[i], 1}}, {{done[i], 1}});
+        forked.push_back({begin[i], 1});
+        joined.push_back({done[i], 1});
     }
-    n.transitions.push_back(fork);
-    n.transitions.push_back(join);
-    net::Measure m;
-    m.name = "X";
-    m.terms = {{net::TransitionId{branches + 1}, 1.0}};
-    n.measures.push_back(m);
-    return n;
+    b.immediate("fork", 1, 1, {{start, 1}}, forked);
+    const uint32_t join = b.immediate("join", 1, 1, joined, {{start, 1}});
+    b.throughput("X", join);
+    return b.net;
 }
 
 /// Single-thread engine firings/s: runs one replication for a fixed number of timed firings.

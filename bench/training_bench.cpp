@@ -4,22 +4,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 #include "compiler/compile.hpp"
 #include "solver/solve.hpp"
+#include "tests/support/models.hpp"
 
 namespace {
 
 using namespace sgdnet;
 
+/// models/NAME.sgdnet at N = n; throws with the diagnostics when it does not compile.
 net::PetriNet model(const std::string& name, int n) {
-    compiler::CompileOptions opts;
-    opts.overrides.push_back({"N", std::to_string(n)});
     compiler::Diagnostics diags;
-    auto net = compiler::compile_file(std::string(SGDNET_SOURCE_DIR) + "/models/" + name +
-                                          ".sgdnet",
-                                      opts, diags);
+    auto net = testing::compile_model(name, n, diags);
     if (!net) throw std::runtime_error(diags.render());
     return *net;
 }

@@ -72,8 +72,8 @@ void print_arcs(std::string& out, const PetriNet& net, const char* keyword,
 
 std::string servers_text(uint32_t servers) {
     return servers == kInfiniteServers ? "infinite"
-           : servers == 1             ? "single"
-                                      : std::to_string(servers);
+           : servers == 1              ? "single"
+                                       : std::to_string(servers);
 }
 
 std::string measure_text(const PetriNet& net, const Measure& m,

@@ -196,9 +196,10 @@ void finish(Profile& p) {
         first.fwd_time = add_independent(first.fwd_time, p.zero_grad);
         auto& last = p.layers.back();
         last.fwd_time = add_independent(last.fwd_time, p.fwd_tail);
-        auto last_ready = std::max_element(
-            p.layers.begin(), p.layers.end(),
-            [](const ProfiledLayer& a, const ProfiledLayer& b) { return a.bwd_order < b.bwd_order; });
+        auto last_ready = std::max_element(p.layers.begin(), p.layers.end(),
+                                           [](const ProfiledLayer& a, const ProfiledLayer& b) {
+                                               return a.bwd_order < b.bwd_order;
+                                           });
         last_ready->bwd_time = add_independent(last_ready->bwd_time, p.bwd_tail);
     }
     for (auto& l : p.layers) {
@@ -221,139 +222,180 @@ ProfiledTime residual(const ProfiledTime& total, double parts_s) {
 // ------------------------------------------------------------------------------------------
 // Format 1: the per-layer profile.
 
+// The optional top-level `workload`, `batch` and `timed_steps`.
+void read_header(const json& j, Reader& r, Profile& p) {
+    if (auto* w = r.typed(j, "", "workload", "string", false)) p.workload = w->get<std::string>();
+    if (auto* b = r.typed(j, "", "batch", "integer", false)) p.batch = b->get<int>();
+    if (auto* s = r.typed(j, "", "timed_steps", "integer", false)) p.steps = s->get<int>();
+}
+
+// One entry of `/layers` (at `path`, index `i` of `count`); records its name in `by_name`.
+ProfiledLayer read_layer(const json& l, const std::string& path, std::size_t i, std::size_t count,
+                         Reader& r, std::map<std::string, int>& by_name) {
+    ProfiledLayer layer;
+    if (auto* n = r.typed(l, path, "name", "string", true)) {
+        layer.name = n->get<std::string>();
+        if (!by_name.emplace(layer.name, static_cast<int>(i)).second)
+            r.error(child(path, "name"), "layer `" + layer.name + "` appears twice");
+    }
+    if (auto* t = r.typed(l, path, "type", "string", false)) layer.type = t->get<std::string>();
+    if (auto b = r.nonneg(l, path, "param_bytes", true)) layer.bytes = *b;
+    if (auto t = r.time(l, path, "fwd_s", true)) layer.fwd_gap = *t;
+    if (auto t = r.time(l, path, "bwd_s", true)) layer.bwd_gap = *t;
+    if (auto* o = r.typed(l, path, "bwd_order", "integer", true)) {
+        layer.bwd_order = o->get<int>();
+        if (layer.bwd_order < 0 || layer.bwd_order >= static_cast<int>(count)) {
+            r.error(child(path, "bwd_order"), "expected an integer in 0.." +
+                                                  std::to_string(count - 1) + ", got " +
+                                                  std::to_string(layer.bwd_order));
+        }
+    }
+    return layer;
+}
+
+// Reports two layers claiming the same gradient-ready position (each bwd_order is in range).
+void check_ready_order(const std::vector<ProfiledLayer>& layers, Reader& r) {
+    std::vector<int> seen(layers.size(), -1);
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        int o = layers[i].bwd_order;
+        if (seen[o] >= 0)
+            r.error(child(child("/layers", i), "bwd_order"),
+                    "gradient-ready position " + std::to_string(o) + " is also that of /layers/" +
+                        std::to_string(seen[o]));
+        seen[o] = static_cast<int>(i);
+    }
+}
+
+// `/layers` into p.layers, in forward order; returns the index of each layer name.
+std::map<std::string, int> read_layers(const json& j, Reader& r, Profile& p) {
+    std::map<std::string, int> by_name;
+    const json* layers = r.typed(j, "", "layers", "array", true);
+    if (!layers) return by_name;
+    if (layers->empty()) r.error("/layers", "no layers");
+    for (std::size_t i = 0; i < layers->size(); ++i) {
+        const json& l = (*layers)[i];
+        std::string path = child("/layers", i);
+        if (!l.is_object()) {
+            r.error(path, std::string("expected an object, got ") + l.type_name());
+            continue;
+        }
+        p.layers.push_back(read_layer(l, path, i, layers->size(), r, by_name));
+    }
+    if (r.ok()) check_ready_order(p.layers, r);
+    return by_name;
+}
+
+// `/totals`: the phases of a step; the tails and the step default to what the layers leave.
+void read_totals(const json& j, Reader& r, Profile& p) {
+    const json* totals = r.typed(j, "", "totals", "object", true);
+    if (!totals) return;
+    auto fwd = r.time(*totals, "/totals", "forward_s", true);
+    auto bwd = r.time(*totals, "/totals", "backward_s", true);
+    auto opt = r.time(*totals, "/totals", "optimizer_s", true);
+    auto zg = r.time(*totals, "/totals", "zero_grad_s", false);
+    auto step = r.time(*totals, "/totals", "step_s", false);
+    auto ftail = r.time(*totals, "/totals", "fwd_tail_s", false);
+    auto btail = r.time(*totals, "/totals", "bwd_tail_s", false);
+    if (fwd) p.forward = *fwd;
+    if (bwd) p.backward = *bwd;
+    if (opt) p.optimizer = *opt;
+    if (zg) p.zero_grad = *zg;
+    double sum_fwd = 0, sum_bwd = 0;
+    for (const auto& l : p.layers) {
+        sum_fwd += l.fwd_gap.mean_s;
+        sum_bwd += l.bwd_gap.mean_s;
+    }
+    p.fwd_tail = ftail ? *ftail : residual(p.forward, sum_fwd);
+    p.bwd_tail = btail ? *btail : residual(p.backward, sum_bwd);
+    p.step = step ? *step
+                  : ProfiledTime{p.zero_grad.mean_s + p.forward.mean_s + p.backward.mean_s +
+                                     p.optimizer.mean_s,
+                                 0.0, 0};
+}
+
+// The layer names of one recorded bucket (`names` at `path`) as indices into the layers, ascending.
+std::vector<int> bucket_members(const json* names, const std::string& path, Reader& r,
+                                const std::map<std::string, int>& by_name) {
+    std::vector<int> members;
+    if (!names) return members;
+    for (std::size_t k = 0; k < names->size(); ++k) {
+        const json& nm = (*names)[k];
+        std::string npath = child(path, k);
+        if (!nm.is_string()) {
+            r.error(npath, std::string("expected a string, got ") + nm.type_name());
+            continue;
+        }
+        auto found = by_name.find(nm.get<std::string>());
+        if (found == by_name.end()) {
+            r.error(npath, "unknown layer `" + nm.get<std::string>() + "`");
+            continue;
+        }
+        members.push_back(found->second);
+    }
+    std::sort(members.begin(), members.end());
+    return members;
+}
+
+// The bucket cap of `/ddp_buckets/KEY`: `logging.bucket_cap_bytes`, else KEY MB; 0 when neither.
+double bucket_cap(const json& rec, const std::string& path, const std::string& key, Reader& r) {
+    char* end = nullptr;
+    double cap_mb = std::strtod(key.c_str(), &end);
+    double cap_B = (end && *end == '\0' && cap_mb > 0) ? cap_mb * 1024 * 1024 : 0;
+    if (auto* lg = r.typed(rec, path, "logging", "object", false)) {
+        if (auto c = r.nonneg(*lg, child(path, "logging"), "bucket_cap_bytes", false)) cap_B = *c;
+    }
+    return cap_B;
+}
+
+// One entry `/ddp_buckets/KEY` (at `path`): {"buckets": [{"bytes", "layers": [names]}], "logging"}.
+RecordedBuckets read_recorded(const json& rec_json, const std::string& path, const std::string& key,
+                              Reader& r, const std::map<std::string, int>& by_name) {
+    RecordedBuckets rec;
+    rec.cap_key = key;
+    rec.cap_B = bucket_cap(rec_json, path, key, r);
+    if (rec.cap_B <= 0)
+        r.error(path, "bucket cap unknown: the key is not a size in MB and "
+                      "logging/bucket_cap_bytes is missing");
+    const json* buckets = r.typed(rec_json, path, "buckets", "array", true);
+    if (!buckets) return rec;
+    for (std::size_t b = 0; b < buckets->size(); ++b) {
+        const json& bk = (*buckets)[b];
+        std::string bpath = child(child(path, "buckets"), b);
+        if (!bk.is_object()) {
+            r.error(bpath, std::string("expected an object, got ") + bk.type_name());
+            continue;
+        }
+        auto bytes = r.nonneg(bk, bpath, "bytes", true);
+        const json* names = r.typed(bk, bpath, "layers", "array", true);
+        rec.layers.push_back(bucket_members(names, child(bpath, "layers"), r, by_name));
+        rec.bytes.push_back(bytes.value_or(0));
+    }
+    return rec;
+}
+
+// The optional `/ddp_buckets`: the buckets DDP really used, one entry per bucket cap.
+void read_ddp_buckets(const json& j, Reader& r, const std::map<std::string, int>& by_name,
+                      Profile& p) {
+    const json* ddp = r.typed(j, "", "ddp_buckets", "object", false);
+    if (!ddp) return;
+    for (auto it = ddp->begin(); it != ddp->end(); ++it) {
+        std::string path = child("/ddp_buckets", it.key());
+        if (!it->is_object()) {
+            r.error(path, std::string("expected an object, got ") + it->type_name());
+            continue;
+        }
+        p.recorded_buckets.push_back(read_recorded(*it, path, it.key(), r, by_name));
+    }
+}
+
 std::optional<Profile> parse_layer_json(const json& j, Reader& r, const std::string& file) {
     Profile p;
     p.source = Profile::Source::LayerJson;
     p.file = file;
-    if (auto* w = r.typed(j, "", "workload", "string", false)) p.workload = w->get<std::string>();
-    if (auto* b = r.typed(j, "", "batch", "integer", false)) p.batch = b->get<int>();
-    if (auto* s = r.typed(j, "", "timed_steps", "integer", false)) p.steps = s->get<int>();
-
-    const json* layers = r.typed(j, "", "layers", "array", true);
-    if (layers && layers->empty()) r.error("/layers", "no layers");
-    std::map<std::string, int> by_name;
-    if (layers) {
-        for (std::size_t i = 0; i < layers->size(); ++i) {
-            const json& l = (*layers)[i];
-            std::string path = child("/layers", i);
-            if (!l.is_object()) {
-                r.error(path, std::string("expected an object, got ") + l.type_name());
-                continue;
-            }
-            ProfiledLayer layer;
-            if (auto* n = r.typed(l, path, "name", "string", true)) {
-                layer.name = n->get<std::string>();
-                if (!by_name.emplace(layer.name, static_cast<int>(i)).second)
-                    r.error(child(path, "name"), "layer `" + layer.name + "` appears twice");
-            }
-            if (auto* t = r.typed(l, path, "type", "string", false)) layer.type = t->get<std::string>();
-            if (auto b = r.nonneg(l, path, "param_bytes", true)) layer.bytes = *b;
-            if (auto t = r.time(l, path, "fwd_s", true)) layer.fwd_gap = *t;
-            if (auto t = r.time(l, path, "bwd_s", true)) layer.bwd_gap = *t;
-            if (auto* o = r.typed(l, path, "bwd_order", "integer", true)) {
-                layer.bwd_order = o->get<int>();
-                if (layer.bwd_order < 0 || layer.bwd_order >= static_cast<int>(layers->size())) {
-                    r.error(child(path, "bwd_order"),
-                            "expected an integer in 0.." + std::to_string(layers->size() - 1) +
-                                ", got " + std::to_string(layer.bwd_order));
-                }
-            }
-            p.layers.push_back(std::move(layer));
-        }
-        if (r.ok()) {
-            std::vector<int> seen(p.layers.size(), -1);
-            for (std::size_t i = 0; i < p.layers.size(); ++i) {
-                int o = p.layers[i].bwd_order;
-                if (seen[o] >= 0)
-                    r.error(child(child("/layers", i), "bwd_order"),
-                            "gradient-ready position " + std::to_string(o) +
-                                " is also that of /layers/" + std::to_string(seen[o]));
-                seen[o] = static_cast<int>(i);
-            }
-        }
-    }
-
-    const json* totals = r.typed(j, "", "totals", "object", true);
-    if (totals) {
-        auto fwd = r.time(*totals, "/totals", "forward_s", true);
-        auto bwd = r.time(*totals, "/totals", "backward_s", true);
-        auto opt = r.time(*totals, "/totals", "optimizer_s", true);
-        auto zg = r.time(*totals, "/totals", "zero_grad_s", false);
-        auto step = r.time(*totals, "/totals", "step_s", false);
-        auto ftail = r.time(*totals, "/totals", "fwd_tail_s", false);
-        auto btail = r.time(*totals, "/totals", "bwd_tail_s", false);
-        if (fwd) p.forward = *fwd;
-        if (bwd) p.backward = *bwd;
-        if (opt) p.optimizer = *opt;
-        if (zg) p.zero_grad = *zg;
-        double sum_fwd = 0, sum_bwd = 0;
-        for (const auto& l : p.layers) {
-            sum_fwd += l.fwd_gap.mean_s;
-            sum_bwd += l.bwd_gap.mean_s;
-        }
-        p.fwd_tail = ftail ? *ftail : residual(p.forward, sum_fwd);
-        p.bwd_tail = btail ? *btail : residual(p.backward, sum_bwd);
-        p.step = step ? *step
-                      : ProfiledTime{p.zero_grad.mean_s + p.forward.mean_s + p.backward.mean_s +
-                                         p.optimizer.mean_s,
-                                     0.0, 0};
-    }
-
-    // Recorded DDP buckets: {"<cap_mb>": {"buckets": [{"bytes", "layers": [names]}], "logging"}}.
-    if (const json* ddp = r.typed(j, "", "ddp_buckets", "object", false)) {
-        for (auto it = ddp->begin(); it != ddp->end(); ++it) {
-            std::string path = child("/ddp_buckets", it.key());
-            if (!it->is_object()) {
-                r.error(path, std::string("expected an object, got ") + it->type_name());
-                continue;
-            }
-            RecordedBuckets rec;
-            rec.cap_key = it.key();
-            char* end = nullptr;
-            double cap_mb = std::strtod(rec.cap_key.c_str(), &end);
-            rec.cap_B = (end && *end == '\0' && cap_mb > 0) ? cap_mb * 1024 * 1024 : 0;
-            if (auto* lg = r.typed(*it, path, "logging", "object", false)) {
-                if (auto c = r.nonneg(*lg, child(path, "logging"), "bucket_cap_bytes", false))
-                    rec.cap_B = *c;
-            }
-            if (rec.cap_B <= 0)
-                r.error(path, "bucket cap unknown: the key is not a size in MB and "
-                              "logging/bucket_cap_bytes is missing");
-            const json* buckets = r.typed(*it, path, "buckets", "array", true);
-            if (!buckets) continue;
-            for (std::size_t b = 0; b < buckets->size(); ++b) {
-                const json& bk = (*buckets)[b];
-                std::string bpath = child(child(path, "buckets"), b);
-                if (!bk.is_object()) {
-                    r.error(bpath, std::string("expected an object, got ") + bk.type_name());
-                    continue;
-                }
-                auto bytes = r.nonneg(bk, bpath, "bytes", true);
-                const json* names = r.typed(bk, bpath, "layers", "array", true);
-                std::vector<int> members;
-                if (names) {
-                    for (std::size_t k = 0; k < names->size(); ++k) {
-                        const json& nm = (*names)[k];
-                        std::string npath = child(child(bpath, "layers"), k);
-                        if (!nm.is_string()) {
-                            r.error(npath, std::string("expected a string, got ") + nm.type_name());
-                            continue;
-                        }
-                        auto found = by_name.find(nm.get<std::string>());
-                        if (found == by_name.end()) {
-                            r.error(npath, "unknown layer `" + nm.get<std::string>() + "`");
-                            continue;
-                        }
-                        members.push_back(found->second);
-                    }
-                }
-                std::sort(members.begin(), members.end());
-                rec.layers.push_back(std::move(members));
-                rec.bytes.push_back(bytes.value_or(0));
-            }
-            p.recorded_buckets.push_back(std::move(rec));
-        }
-    }
+    read_header(j, r, p);
+    auto by_name = read_layers(j, r, p);
+    read_totals(j, r, p);
+    read_ddp_buckets(j, r, by_name, p);
     if (!r.ok()) return std::nullopt;
     finish(p);
     return p;
@@ -371,6 +413,8 @@ bool inside(const Range& inner, const Range& outer) {
     return inner.begin_us >= outer.begin_us && inner.end_us <= outer.end_us;
 }
 
+double seconds(const Range& r) { return (r.end_us - r.begin_us) * 1e-6; }
+
 bool is_step_name(const std::string& n) {
     auto digits_after = [&](std::size_t pos) {
         return pos < n.size() &&
@@ -382,127 +426,145 @@ bool is_step_name(const std::string& n) {
     return false;
 }
 
-std::optional<Profile> parse_trace(const json& events, const std::string& base, Reader& r,
-                                   const std::string& file) {
-    if (events.empty()) {
-        r.error(base, "empty trace: no events");
-        return std::nullopt;
-    }
-    static const std::string kLayerPrefix = "layer_fwd:";
+constexpr std::string_view kLayerPrefix = "layer_fwd:";
+
+// The complete ("X") events of a trace that matter, by kind, each sorted by start.
+struct TraceRanges {
     std::vector<Range> steps, zero_grads, forwards, backwards, optimizers;
-    std::vector<std::pair<std::string, Range>> layer_events;
-    for (std::size_t i = 0; i < events.size(); ++i) {
-        const json& e = events[i];
-        std::string path = child(base, i);
-        if (!e.is_object()) {
-            r.error(path, std::string("expected an object, got ") + e.type_name());
-            continue;
-        }
-        const json* ph = r.typed(e, path, "ph", "string", false);
-        if (!ph || ph->get<std::string>() != "X") continue;  // only complete events carry ranges
-        const json* name = r.typed(e, path, "name", "string", true);
-        if (!name) continue;
-        const std::string n = name->get<std::string>();
-        bool step = is_step_name(n);
-        bool layer = n.rfind(kLayerPrefix, 0) == 0;
-        bool phase = n == "zero_grad" || n == "forward" || n == "backward" || n == "optimizer";
-        if (!step && !layer && !phase) continue;
-        auto ts = r.typed(e, path, "ts", "number", true);
-        auto dur = r.nonneg(e, path, "dur", true);
-        if (!ts || !dur) continue;
-        Range range{ts->get<double>(), ts->get<double>() + *dur, i};
-        if (step)
-            steps.push_back(range);
-        else if (layer)
-            layer_events.emplace_back(n.substr(kLayerPrefix.size()), range);
-        else if (n == "zero_grad")
-            zero_grads.push_back(range);
-        else if (n == "forward")
-            forwards.push_back(range);
-        else if (n == "backward")
-            backwards.push_back(range);
-        else
-            optimizers.push_back(range);
+    std::vector<std::pair<std::string, Range>> layers;  // `layer_fwd:NAME` as (NAME, range)
+};
+
+// Files one event (at `path`, position `i`) under its kind; other events are skipped.
+void collect_event(const json& e, const std::string& path, std::size_t i, Reader& r,
+                   TraceRanges& out) {
+    if (!e.is_object()) {
+        r.error(path, std::string("expected an object, got ") + e.type_name());
+        return;
     }
+    const json* ph = r.typed(e, path, "ph", "string", false);
+    if (!ph || ph->get<std::string>() != "X") return;  // only complete events carry ranges
+    const json* name = r.typed(e, path, "name", "string", true);
+    if (!name) return;
+    const std::string n = name->get<std::string>();
+    bool step = is_step_name(n);
+    bool layer = n.rfind(kLayerPrefix, 0) == 0;
+    bool phase = n == "zero_grad" || n == "forward" || n == "backward" || n == "optimizer";
+    if (!step && !layer && !phase) return;
+    auto ts = r.typed(e, path, "ts", "number", true);
+    auto dur = r.nonneg(e, path, "dur", true);
+    if (!ts || !dur) return;
+    Range range{ts->get<double>(), ts->get<double>() + *dur, i};
+    if (step)
+        out.steps.push_back(range);
+    else if (layer)
+        out.layers.emplace_back(n.substr(kLayerPrefix.size()), range);
+    else if (n == "zero_grad")
+        out.zero_grads.push_back(range);
+    else if (n == "forward")
+        out.forwards.push_back(range);
+    else if (n == "backward")
+        out.backwards.push_back(range);
+    else
+        out.optimizers.push_back(range);
+}
+
+// The ranges of `events` (at JSON pointer `base`); nullopt after an error, including a missing
+// forward, backward or optimizer phase.
+std::optional<TraceRanges> collect_ranges(const json& events, const std::string& base, Reader& r) {
+    TraceRanges t;
+    for (std::size_t i = 0; i < events.size(); ++i)
+        collect_event(events[i], child(base, i), i, r, t);
     if (!r.ok()) return std::nullopt;
-    if (forwards.empty() || backwards.empty() || optimizers.empty()) {
+    if (t.forwards.empty() || t.backwards.empty() || t.optimizers.empty()) {
         std::string missing;
-        for (auto [v, nm] : {std::pair{&forwards, "forward"}, std::pair{&backwards, "backward"},
-                             std::pair{&optimizers, "optimizer"}})
+        for (auto [v, nm] : {std::pair{&t.forwards, "forward"}, std::pair{&t.backwards, "backward"},
+                             std::pair{&t.optimizers, "optimizer"}})
             if (v->empty()) missing += std::string(missing.empty() ? "" : ", ") + "`" + nm + "`";
         r.error(base, "no " + missing + " record_function range (ph \"X\") in the trace");
         return std::nullopt;
     }
     auto by_start = [](const Range& a, const Range& b) { return a.begin_us < b.begin_us; };
-    for (auto* v : {&steps, &zero_grads, &forwards, &backwards, &optimizers})
+    for (auto* v : {&t.steps, &t.zero_grads, &t.forwards, &t.backwards, &t.optimizers})
         std::sort(v->begin(), v->end(), by_start);
-    std::stable_sort(layer_events.begin(), layer_events.end(),
-                     [](const auto& a, const auto& b) { return a.second.begin_us < b.second.begin_us; });
+    std::stable_sort(t.layers.begin(), t.layers.end(), [](const auto& a, const auto& b) {
+        return a.second.begin_us < b.second.begin_us;
+    });
+    return t;
+}
 
-    Profile p;
-    p.source = Profile::Source::ChromeTrace;
-    p.file = file;
-    p.has_layer_backward = false;
-    p.has_bytes = false;
+// Per-layer forward gap samples: the `layer_fwd:` ranges inside each forward range, which must
+// be the same layers in the same order in every step.
+struct LayerGaps {
+    std::vector<std::string> names;         // layers of the first forward, in order
+    std::vector<std::vector<double>> gaps;  // [layer][step], seconds
+    std::vector<double> fwd_tail;           // [step]: end of the last layer to end of forward
+};
 
-    // Per step: the forward range; layers inside it give per-layer forward gap times.
-    std::vector<double> fwd_s, bwd_s, opt_s, zg_s, step_s, ftail_s;
-    std::vector<std::string> layer_names;
-    std::vector<std::vector<double>> gaps;  // [layer][step]
-    for (std::size_t k = 0; k < forwards.size(); ++k) {
-        const Range& f = forwards[k];
+// The gaps of every forward of `t`; nullopt (after an error) when a forward differs in layers.
+std::optional<LayerGaps> layer_gaps(const TraceRanges& t, const std::string& base, Reader& r) {
+    LayerGaps g;
+    for (std::size_t k = 0; k < t.forwards.size(); ++k) {
+        const Range& f = t.forwards[k];
         std::vector<std::pair<std::string, Range>> in;
-        for (const auto& le : layer_events)
+        for (const auto& le : t.layers)
             if (inside(le.second, f)) in.push_back(le);
         if (k == 0) {
-            for (const auto& le : in) layer_names.push_back(le.first);
-            gaps.assign(layer_names.size(), {});
+            for (const auto& le : in) g.names.push_back(le.first);
+            g.gaps.assign(g.names.size(), {});
         } else {
-            bool same = in.size() == layer_names.size();
-            for (std::size_t i = 0; same && i < in.size(); ++i) same = in[i].first == layer_names[i];
+            bool same = in.size() == g.names.size();
+            for (std::size_t i = 0; same && i < in.size(); ++i) same = in[i].first == g.names[i];
             if (!same) {
                 r.error(child(base, f.index),
                         "the `layer_fwd:` ranges inside forward range " + std::to_string(k + 1) +
                             " differ from those inside the first one (" +
-                            std::to_string(in.size()) + " vs " +
-                            std::to_string(layer_names.size()) + " layers, or another order)");
+                            std::to_string(in.size()) + " vs " + std::to_string(g.names.size()) +
+                            " layers, or another order)");
                 return std::nullopt;
             }
         }
         double prev = f.begin_us;
         for (std::size_t i = 0; i < in.size(); ++i) {
-            gaps[i].push_back((in[i].second.end_us - prev) * 1e-6);
+            g.gaps[i].push_back((in[i].second.end_us - prev) * 1e-6);
             prev = in[i].second.end_us;
         }
-        ftail_s.push_back((f.end_us - prev) * 1e-6);
-        fwd_s.push_back((f.end_us - f.begin_us) * 1e-6);
+        g.fwd_tail.push_back((f.end_us - prev) * 1e-6);
     }
-    for (const auto& b : backwards) bwd_s.push_back((b.end_us - b.begin_us) * 1e-6);
-    for (const auto& o : optimizers) opt_s.push_back((o.end_us - o.begin_us) * 1e-6);
-    for (const auto& z : zero_grads) zg_s.push_back((z.end_us - z.begin_us) * 1e-6);
-    for (const auto& s : steps) step_s.push_back((s.end_us - s.begin_us) * 1e-6);
+    return g;
+}
 
-    p.forward = moments(fwd_s);
-    p.backward = moments(bwd_s);
-    p.optimizer = moments(opt_s);
-    p.zero_grad = moments(zg_s);
-    p.fwd_tail = moments(ftail_s);
+// Sample moments of the durations of `ranges`.
+ProfiledTime duration_moments(const std::vector<Range>& ranges) {
+    std::vector<double> s;
+    for (const auto& x : ranges) s.push_back(seconds(x));
+    return moments(s);
+}
+
+// The phases of a step; without step ranges the step is the sum of the phase means.
+void trace_phases(const TraceRanges& t, const LayerGaps& g, Profile& p) {
+    p.forward = duration_moments(t.forwards);
+    p.backward = duration_moments(t.backwards);
+    p.optimizer = duration_moments(t.optimizers);
+    p.zero_grad = duration_moments(t.zero_grads);
+    p.fwd_tail = moments(g.fwd_tail);
     p.bwd_tail = ProfiledTime{};  // not observable without per-layer backward times
-    p.steps = static_cast<int>(steps.empty() ? forwards.size() : steps.size());
-    p.step = steps.empty() ? ProfiledTime{p.zero_grad.mean_s + p.forward.mean_s +
-                                              p.backward.mean_s + p.optimizer.mean_s,
-                                          0.0, 0}
-                           : moments(step_s);
+    p.steps = static_cast<int>(t.steps.empty() ? t.forwards.size() : t.steps.size());
+    p.step = t.steps.empty() ? ProfiledTime{p.zero_grad.mean_s + p.forward.mean_s +
+                                                p.backward.mean_s + p.optimizer.mean_s,
+                                            0.0, 0}
+                             : duration_moments(t.steps);
+}
 
-    // Layers: forward gap times measured; backward apportioned to the forward gaps (same cv as
-    // the whole backward), reverse layer order, bytes unknown (docs/profiles.md).
+// Layers: forward gap times measured; backward apportioned to the forward gaps (same cv as
+// the whole backward), reverse layer order, bytes unknown (docs/profiles.md).
+void trace_layers(const LayerGaps& g, Profile& p) {
     double sum_gap = 0;
-    for (std::size_t i = 0; i < layer_names.size(); ++i) {
+    for (std::size_t i = 0; i < g.names.size(); ++i) {
         ProfiledLayer l;
-        l.name = layer_names[i];
-        l.fwd_gap = moments(gaps[i]);
+        l.name = g.names[i];
+        l.fwd_gap = moments(g.gaps[i]);
         sum_gap += l.fwd_gap.mean_s;
-        l.bwd_order = static_cast<int>(layer_names.size() - 1 - i);
+        l.bwd_order = static_cast<int>(g.names.size() - 1 - i);
         p.layers.push_back(std::move(l));
     }
     double cv_bwd = p.backward.mean_s > 0 ? p.backward.std_s / p.backward.mean_s : 0;
@@ -511,15 +573,39 @@ std::optional<Profile> parse_trace(const json& events, const std::string& base, 
                                    : 1.0 / static_cast<double>(p.layers.size());
         l.bwd_gap = ProfiledTime{p.backward.mean_s * share, p.backward.mean_s * share * cv_bwd, 0};
     }
-    if (!p.layers.empty()) {
-        std::set<std::string> names(layer_names.begin(), layer_names.end());
-        if (names.size() != layer_names.size())
-            r.warning("a `layer_fwd:` name occurs twice in one forward; each occurrence is a "
-                      "separate layer");
-        r.warning("a trace gives no per-layer backward times and no parameter sizes: each "
-                  "layer's bwd is the step's backward apportioned to its forward time, bytes are "
-                  "0 (use the per-layer profile of examples/profiling/profile_model.py)");
+}
+
+// Warns of what a trace with layers cannot give (and of a layer name repeated in a forward).
+void warn_trace_limits(const LayerGaps& g, Reader& r) {
+    if (g.names.empty()) return;
+    std::set<std::string> names(g.names.begin(), g.names.end());
+    if (names.size() != g.names.size())
+        r.warning("a `layer_fwd:` name occurs twice in one forward; each occurrence is a "
+                  "separate layer");
+    r.warning("a trace gives no per-layer backward times and no parameter sizes: each "
+              "layer's bwd is the step's backward apportioned to its forward time, bytes are "
+              "0 (use the per-layer profile of examples/profiling/profile_model.py)");
+}
+
+std::optional<Profile> parse_trace(const json& events, const std::string& base, Reader& r,
+                                   const std::string& file) {
+    if (events.empty()) {
+        r.error(base, "empty trace: no events");
+        return std::nullopt;
     }
+    auto ranges = collect_ranges(events, base, r);
+    if (!ranges) return std::nullopt;
+    auto gaps = layer_gaps(*ranges, base, r);
+    if (!gaps) return std::nullopt;
+
+    Profile p;
+    p.source = Profile::Source::ChromeTrace;
+    p.file = file;
+    p.has_layer_backward = false;
+    p.has_bytes = false;
+    trace_phases(*ranges, *gaps, p);
+    trace_layers(*gaps, p);
+    warn_trace_limits(*gaps, r);
     finish(p);
     return p;
 }

@@ -1,14 +1,15 @@
-// Solves a ready-made training model through the library and prints its measures, then a small sweep over N.
+// Solves a ready-made training model through the library and prints its measures, then a small
+// sweep over N.
 //
-//   ring_throughput [MODEL.sgdnet [SEED]]     default: the installed allreduce_ring_coarse.sgdnet, seed 1
+//   ring_throughput [MODEL.sgdnet [SEED]]     default: the installed allreduce_ring_coarse.sgdnet,
+//   seed 1
 //
 // The first part prints what `sgdnet run MODEL --seed SEED` computes (canonical units, 6
 // significant digits); the second a sweep of the same model over N = 2, 4, 8, 16.
-#include <sgdnet/sgdnet.hpp>
-
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <sgdnet/sgdnet.hpp>
 #include <string>
 
 int main(int argc, char** argv) {
@@ -19,8 +20,8 @@ int main(int argc, char** argv) {
     try {
         const sgdnet::Model model = sgdnet::Model::compile_file(path);
         const sgdnet::Result result = model.run(options);
-        std::printf("model %s, solver %s, sgdnet %s\n", model.name().c_str(),
-                    result.solver.c_str(), sgdnet::version().c_str());
+        std::printf("model %s, solver %s, sgdnet %s\n", model.name().c_str(), result.solver.c_str(),
+                    sgdnet::version().c_str());
         for (const sgdnet::Measure& m : result.measures) {
             std::printf("%s %.6g %.6g %.6g %s\n", m.name.c_str(), m.mean, m.ci_low, m.ci_high,
                         m.unit.c_str());
@@ -33,7 +34,8 @@ int main(int argc, char** argv) {
             path, {sgdnet::SweepAxis::parse("N=2..16:x2")}, sweep_options);
         std::printf("\nN steps_per_s\n");
         sweep.run([](const sgdnet::SweepRow& row) {
-            if (row.result) std::printf("%g %.6g\n", row.params[0].value, row.result->measures.front().mean);
+            if (row.result)
+                std::printf("%g %.6g\n", row.params[0].value, row.result->measures.front().mean);
         });
     } catch (const sgdnet::CompileError& e) {
         std::fprintf(stderr, "%s", e.rendered().c_str());

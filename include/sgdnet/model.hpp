@@ -29,14 +29,14 @@ struct Diagnostic {
 /// diagnostic (errors, warnings and their notes, sorted by position) and their rendering as the
 /// command prints it (`FILE:LINE:COL: error: MESSAGE`, the source line and a caret).
 class CompileError : public std::runtime_error {
-public:
+  public:
     CompileError(std::vector<Diagnostic> diagnostics, std::string rendered);
     /// Every diagnostic, errors and warnings, sorted by position.
     const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
     /// The diagnostics rendered like a C compiler's (what `sgdnet check` prints).
     const std::string& rendered() const { return rendered_; }
 
-private:
+  private:
     std::vector<Diagnostic> diagnostics_;
     std::string rendered_;
 };
@@ -73,7 +73,7 @@ struct ModelStats {
 /// A compiled model: one stochastic timed Petri net with its measures, ready to solve. Cheap to
 /// copy (the net is shared and immutable); safe to run from several threads at once.
 class Model {
-public:
+  public:
     /// Compiles the file at `path` (relative paths inside it, e.g. `profile("p.json")`, are
     /// resolved against its directory). Throws CompileError on errors, including an unreadable
     /// file (a diagnostic without position).
@@ -106,7 +106,7 @@ public:
 
     struct Impl;  ///< the compiled net; opaque to users
 
-private:
+  private:
     explicit Model(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
     std::shared_ptr<const Impl> impl_;
     friend struct ModelAccess;

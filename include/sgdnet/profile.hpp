@@ -1,4 +1,5 @@
-// Public API: a one-node PyTorch profile turned into a `layers` table of the language (`sgdnet import-profile`).
+// Public API: a one-node PyTorch profile turned into a `layers` table of the language (`sgdnet
+// import-profile`).
 #pragma once
 
 #include <string>

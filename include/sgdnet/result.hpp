@@ -1,4 +1,5 @@
-// Public API: options of a solve, its results (measures with confidence intervals, statistics) and its errors.
+// Public API: options of a solve, its results (measures with confidence intervals, statistics) and
+// its errors.
 #pragma once
 
 #include <cstdint>
@@ -25,8 +26,8 @@ struct RunOptions {
     unsigned threads = 0;      ///< worker threads of the simulator; 0 = every core
     double max_time_s = 60;    ///< wall-clock cap of a simulation, seconds
     uint64_t max_states = 5'000'000;  ///< exact: refuse larger state spaces
-    bool phase_type = false;   ///< exact: replace non-exponential delays by phase types
-    bool multiprecision = false;  ///< exact: solve in multiprecision arithmetic (stiff chains)
+    bool phase_type = false;          ///< exact: replace non-exponential delays by phase types
+    bool multiprecision = false;      ///< exact: solve in multiprecision arithmetic (stiff chains)
 };
 
 /// A measure's estimate in canonical units (s, B, B/s, 1/s, tokens). For the exact solver
@@ -41,10 +42,10 @@ struct Measure {
 
 /// How a result was obtained.
 struct Stats {
-    uint64_t replications = 0;  ///< simulation: independent replications
-    uint64_t events = 0;        ///< simulation: transition firings
-    double simulated_s = 0;     ///< simulation: simulated time summed over replications
-    double wall_s = 0;          ///< wall-clock time of the solve
+    uint64_t replications = 0;           ///< simulation: independent replications
+    uint64_t events = 0;                 ///< simulation: transition firings
+    double simulated_s = 0;              ///< simulation: simulated time summed over replications
+    double wall_s = 0;                   ///< wall-clock time of the solve
     std::optional<uint64_t> states;      ///< exact: tangible states
     std::optional<double> residual;      ///< exact: ||πQ||₁
     std::optional<uint64_t> iterations;  ///< exact, iterative methods
@@ -65,13 +66,20 @@ struct Result {
 
 /// A model that cannot be solved (`sgdnet` exit code 3).
 class SolveError : public std::runtime_error {
-public:
-    enum class Kind { Deadlock, BoundExceeded, Unbounded, StateSpaceTooLarge, NotExponential,
-                      NotErgodic, Invalid };
+  public:
+    enum class Kind {
+        Deadlock,
+        BoundExceeded,
+        Unbounded,
+        StateSpaceTooLarge,
+        NotExponential,
+        NotErgodic,
+        Invalid
+    };
     SolveError(Kind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
     Kind kind() const { return kind_; }
 
-private:
+  private:
     Kind kind_;
 };
 

@@ -1,4 +1,5 @@
-// Public API: parameter sweeps — a model solved at every point of a grid (or zip) of params, in parallel, rows in grid order.
+// Public API: parameter sweeps — a model solved at every point of a grid (or zip) of params, in
+// parallel, rows in grid order.
 #pragma once
 
 #include <atomic>
@@ -64,11 +65,11 @@ struct SweepProgress {
 
 /// What a run did.
 struct SweepSummary {
-    std::size_t points = 0;   ///< points of the sweep
-    std::size_t skipped = 0;  ///< points skipped on request
-    std::size_t solved = 0;   ///< rows delivered with a result
-    std::size_t failed = 0;   ///< rows delivered with an error
-    std::size_t not_run = 0;  ///< points never started because of the cancel flag
+    std::size_t points = 0;         ///< points of the sweep
+    std::size_t skipped = 0;        ///< points skipped on request
+    std::size_t solved = 0;         ///< rows delivered with a result
+    std::size_t failed = 0;         ///< rows delivered with an error
+    std::size_t not_run = 0;        ///< points never started because of the cancel flag
     bool precision_reached = true;  ///< every solved point reached RunOptions::precision
     bool cancelled() const { return not_run > 0; }
 };
@@ -76,7 +77,7 @@ struct SweepSummary {
 /// A model compiled at every point of a sweep, ready to run. Compiling every point first
 /// reports input errors before any solving. Cheap to copy.
 class Sweep {
-public:
+  public:
     /// Compiles the model at `path` at every point of `axes`. Throws std::invalid_argument (an
     /// axis with no values or a malformed value, a param swept twice, zipped axes of different
     /// lengths, more than 100,000 points) and CompileError (the first point that does not
@@ -114,7 +115,7 @@ public:
 
     struct Impl;  ///< the compiled points; opaque to users
 
-private:
+  private:
     explicit Sweep(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
     std::shared_ptr<const Impl> impl_;
 };

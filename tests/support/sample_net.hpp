@@ -1,4 +1,5 @@
-// A small M/M/1/K-like net with every kind of element, shared by the net IR's and the exporters' tests.
+// A small M/M/1/K-like net with every kind of element, shared by the net IR's and the exporters'
+// tests.
 #pragma once
 
 #include "net/petri_net.hpp"

@@ -1,5 +1,5 @@
-// Builders of small nets and closed-form helpers (MVA) shared by the simulator's and the exact
-// solver's tests.
+// Builders of small nets shared by the solvers' tests and benchmarks (truths: mva.hpp,
+// closed_forms.hpp).
 #pragma once
 
 #include <cmath>
@@ -72,14 +72,15 @@ struct NetBuilder {
                     bool inverse = false) {
         net::Measure m;
         m.name = name;
-        m.kind = inverse ? net::Measure::Kind::MeanInverseThroughput
-                         : net::Measure::Kind::Throughput;
+        m.kind =
+            inverse ? net::Measure::Kind::MeanInverseThroughput : net::Measure::Kind::Throughput;
         for (auto [t, c] : terms) m.terms.push_back({net::TransitionId{t}, c});
         m.unit = inverse ? "s" : "1/s";
         net.measures.push_back(std::move(m));
     }
     void throughput(const std::string& name, uint32_t t) { throughput(name, {{t, 1.0}}); }
-    void inverse_throughput(const std::string& name, std::vector<std::pair<uint32_t, double>> terms) {
+    void inverse_throughput(const std::string& name,
+                            std::vector<std::pair<uint32_t, double>> terms) {
         throughput(name, std::move(terms), true);
     }
     void average(const std::string& name, net::MarkingExpr e, std::string unit = "tokens") {
@@ -96,15 +97,57 @@ struct NetBuilder {
         using C = net::ExprOp::Code;
         average(name, {{{C::Tokens, p, 0}, {C::Const, 0, k}, {C::Ge, 0, 0}}}, "");
     }
+    /// Places and transitions of a cycle (see cycle()).
+    struct Cycle {
+        std::vector<uint32_t> places, transitions;
+    };
+    /// A cycle of single-server exponential stations: place `q<i>` holding initial[i] tokens,
+    /// served by transition `s<i>` at rate rates[i] (1/s) into `q<i+1>`, the last into `q0`. A
+    /// closed cyclic queueing network (mva.hpp: cyclic_mva) or a token ring.
+    Cycle cycle(const std::vector<double>& rates, const std::vector<uint32_t>& initial) {
+        Cycle c;
+        for (std::size_t i = 0; i < rates.size(); ++i)
+            c.places.push_back(place("q" + std::to_string(i), initial[i]));
+        for (std::size_t i = 0; i < rates.size(); ++i)
+            c.transitions.push_back(timed("s" + std::to_string(i), rates[i], {{c.places[i], 1}},
+                                          {{c.places[(i + 1) % rates.size()], 1}}));
+        return c;
+    }
+    /// A birth–death chain as a net: one token on levels `l0`..`lN` (N = birth.size()), first in
+    /// `l0`; `up<i>` moves it l_i → l_{i+1} at rate birth[i], `down<i>` back at death[i].
+    /// Measures `p<i>` = tokens(l_i) (i = 0..N), then `x<i>` = throughput(up_i) (i < N).
+    void birth_death_chain(const std::vector<double>& birth, const std::vector<double>& death) {
+        std::vector<uint32_t> lv, up;
+        for (std::size_t i = 0; i <= birth.size(); ++i)
+            lv.push_back(place("l" + std::to_string(i), i == 0 ? 1 : 0));
+        for (std::size_t i = 0; i < birth.size(); ++i) {
+            up.push_back(timed("up" + std::to_string(i), birth[i], {{lv[i], 1}}, {{lv[i + 1], 1}}));
+            timed("down" + std::to_string(i), death[i], {{lv[i + 1], 1}}, {{lv[i], 1}});
+        }
+        for (std::size_t i = 0; i < lv.size(); ++i) tokens("p" + std::to_string(i), lv[i]);
+        for (std::size_t i = 0; i < up.size(); ++i) throughput("x" + std::to_string(i), up[i]);
+    }
+    /// A closed cyclic network with every one of `customers` customers in `q0`.
+    Cycle cyclic_network(const std::vector<double>& rates, uint32_t customers) {
+        std::vector<uint32_t> initial(rates.size(), 0);
+        initial[0] = customers;
+        return cycle(rates, initial);
+    }
 };
+
+/// The estimate of the measure named `name` in a result; throws when there is none.
+template <class Result>
+const auto& estimate(const Result& r, const std::string& name) {
+    for (const auto& m : r.measures) {
+        if (m.name == name) return m;
+    }
+    throw std::runtime_error("no measure " + name);
+}
 
 /// Value of the measure named `name` in a result.
 template <class Result>
 double measure(const Result& r, const std::string& name) {
-    for (const auto& m : r.measures) {
-        if (m.name == name) return m.mean;
-    }
-    throw std::runtime_error("no measure " + name);
+    return estimate(r, name).mean;
 }
 
 inline net::Distribution exp_rate(double r) { return {net::Exp{r}}; }
@@ -131,26 +174,6 @@ inline net::MarkingExpr one_over_tokens(const std::vector<uint32_t>& places) {
     }
     e.code.push_back(op(C::Div));
     return e;
-}
-
-/// Exact mean value analysis of a closed cyclic network of single-server exponential
-/// stations with mean service times `s` and `n` customers (Reiser & Lavenberg 1980):
-/// R_i(k) = s_i (1 + Q_i(k−1)),  X(k) = k / Σ R_i(k),  Q_i(k) = X(k) R_i(k).
-struct MvaResult {
-    double throughput = 0;
-    std::vector<double> queue;
-};
-inline MvaResult mva(const std::vector<double>& s, int n) {
-    MvaResult r;
-    r.queue.assign(s.size(), 0.0);
-    for (int k = 1; k <= n; ++k) {
-        std::vector<double> resp(s.size());
-        double total = 0;
-        for (std::size_t i = 0; i < s.size(); ++i) total += resp[i] = s[i] * (1 + r.queue[i]);
-        r.throughput = k / total;
-        for (std::size_t i = 0; i < s.size(); ++i) r.queue[i] = r.throughput * resp[i];
-    }
-    return r;
 }
 
 }  // namespace sgdnet::testing

@@ -8,8 +8,9 @@
 #include <string>
 
 #include "compiler/compile.hpp"
-#include "training/training_spec.hpp"
 #include "solver/solve.hpp"
+#include "tests/support/sim_check.hpp"
+#include "training/training_spec.hpp"
 
 namespace sgdnet::training_test {
 
@@ -61,16 +62,8 @@ inline void check_exact(const solver::MeasureEstimate& e, double truth, double r
     CHECK(std::fabs(e.mean - truth) <= rel * std::fabs(truth));
 }
 
-/// A stochastic estimate: the truth lies in the CI, and the CI half-width is at most
-/// `max_rel_half_width` of the truth.
-inline void check_covers(const solver::MeasureEstimate& e, double truth,
-                         double max_rel_half_width = 0.02) {
-    INFO(e.name << ": mean " << e.mean << " CI [" << e.ci_low << ", " << e.ci_high << "], truth "
-                << truth);
-    CHECK(e.ci_low <= truth);
-    CHECK(truth <= e.ci_high);
-    CHECK((e.ci_high - e.ci_low) / 2 <= max_rel_half_width * std::fabs(truth));
-}
+/// A stochastic estimate: the truth lies in the CI, and the CI is narrow (sim_check.hpp).
+using testing::check_covers;
 
 /// `n` homogeneous workers named `w[i]` with a coarse compute.
 inline compiler::TrainingSpec homogeneous(int n, net::Distribution compute, double bw_Bps,

@@ -29,22 +29,15 @@ TEST_CASE("stiff birth-death chain: double loses accuracy, --arith mp recovers i
     for (Mp& p : pi) p /= total;
 
     NetBuilder b;
-    std::vector<uint32_t> lv, up;
-    for (size_t i = 0; i <= birth.size(); ++i) lv.push_back(b.place("l" + std::to_string(i), i == 0));
-    for (size_t i = 0; i < birth.size(); ++i) {
-        up.push_back(b.timed("up" + std::to_string(i), birth[i], {{lv[i], 1}}, {{lv[i + 1], 1}}));
-        b.timed("down" + std::to_string(i), death[i], {{lv[i + 1], 1}}, {{lv[i], 1}});
-    }
-    for (size_t i = 0; i < lv.size(); ++i) b.tokens("p" + std::to_string(i), lv[i]);
-    for (size_t i = 0; i < up.size(); ++i) b.throughput("x" + std::to_string(i), {{up[i], 1}});
+    b.birth_death_chain(birth, death);
 
     auto worst_error = [&](const sgdnet::solver::SolveResult& r) {
         double worst = 0;
-        for (size_t i = 0; i < lv.size(); ++i) {
+        for (size_t i = 0; i <= birth.size(); ++i) {
             const double truth = static_cast<double>(pi[i]);
             worst = std::max(worst, std::abs(measure(r, "p" + std::to_string(i)) - truth) / truth);
         }
-        for (size_t i = 0; i < up.size(); ++i) {
+        for (size_t i = 0; i < birth.size(); ++i) {
             const double truth = static_cast<double>(pi[i] * Mp(birth[i]));
             worst = std::max(worst, std::abs(measure(r, "x" + std::to_string(i)) - truth) / truth);
         }

@@ -7,18 +7,17 @@
 
 #include "compiler/compile.hpp"
 #include "solver/solve.hpp"
+#include "tests/support/models.hpp"
 
 using namespace sgdnet;
 
 namespace {
 
-void run_model(const std::string& file, const std::string& n) {
-    CAPTURE(file);
+void run_model(const std::string& name, int n) {
+    CAPTURE(name);
     CAPTURE(n);
-    compiler::CompileOptions opts;
-    opts.overrides.push_back({"N", n});
     compiler::Diagnostics diags;
-    auto net = compiler::compile_file(std::string(SGDNET_SOURCE_DIR) + "/models/" + file, opts, diags);
+    auto net = testing::compile_model(name, n, diags);
     INFO(diags.render());
     REQUIRE(net.has_value());
     solver::SolveOptions o;
@@ -32,7 +31,7 @@ void run_model(const std::string& file, const std::string& n) {
     CHECK(r.precision_reached);
     CHECK(r.measures[0].ci_low <= r.measures[0].mean);
     CHECK(r.measures[0].mean <= r.measures[0].ci_high);
-    MESSAGE(file << " N=" << n << ": steps_per_s " << r.measures[0].mean << ", "
+    MESSAGE(name << " N=" << n << ": steps_per_s " << r.measures[0].mean << ", "
                  << r.stats.events << " events in " << r.stats.wall_s << " s");
 }
 
@@ -42,9 +41,9 @@ const char* kSchemes[] = {"ps_sync", "ps_async", "ps_ssp", "allreduce_ring", "al
 }  // namespace
 
 TEST_CASE("fine models at N = 16") {
-    for (const char* s : kSchemes) run_model(std::string(s) + "_fine.sgdnet", "16");
+    for (const char* s : kSchemes) run_model(std::string(s) + "_fine", 16);
 }
 
 TEST_CASE("coarse models at N = 64") {
-    for (const char* s : kSchemes) run_model(std::string(s) + "_coarse.sgdnet", "64");
+    for (const char* s : kSchemes) run_model(std::string(s) + "_coarse", 64);
 }

@@ -86,7 +86,8 @@ TEST_CASE("simulation: the closed form lies in the 95% interval, and the seed fi
 }
 
 TEST_CASE("compile errors are an exception carrying every diagnostic with its position") {
-    const std::string text = "model m;\nnet n {\n  place p = 0\n  transition t ~ exp(rate = 1/s) { in p; }\n}\n";
+    const std::string text =
+        "model m;\nnet n {\n  place p = 0\n  transition t ~ exp(rate = 1/s) { in p; }\n}\n";
     try {
         sgdnet::Model::compile(text, "bad.sgdnet");
         FAIL("no CompileError");
@@ -160,9 +161,7 @@ TEST_CASE("emit: every format, and stats that agree with the net text's count li
     CHECK(model.emit(sgdnet::EmitFormat::Json).find("\"transitions\"") != std::string::npos);
 }
 
-TEST_CASE("version is the project's") {
-    CHECK(sgdnet::version() == SGDNET_EXPECTED_VERSION);
-}
+TEST_CASE("version is the project's") { CHECK(sgdnet::version() == SGDNET_EXPECTED_VERSION); }
 
 TEST_CASE("import_profile: the layer table of a profile, or every problem as a CompileError") {
     const std::string dir = std::string(SGDNET_TEST_DATA_DIR) + "/profiles/";
@@ -170,6 +169,7 @@ TEST_CASE("import_profile: the layer table of a profile, or every problem as a C
     CHECK(text.find("layers mlp_layers {") != std::string::npos);
     CHECK(text.find("let mlp_layers_compute = ") != std::string::npos);
     // `name` names the table (--name).
-    CHECK(sgdnet::import_profile(dir + "mlp_layers.json", "m").find("layers m {") != std::string::npos);
+    CHECK(sgdnet::import_profile(dir + "mlp_layers.json", "m").find("layers m {") !=
+          std::string::npos);
     CHECK_THROWS_AS(sgdnet::import_profile(dir + "does_not_exist.json"), sgdnet::CompileError);
 }

@@ -1,4 +1,5 @@
-// Tests of the public sweep API: points in grid order, closed forms at every point, cancellation, errors.
+// Tests of the public sweep API: points in grid order, closed forms at every point, cancellation,
+// errors.
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -54,7 +55,8 @@ TEST_CASE("a grid sweep: rows in grid order, the last axis fastest, closed form 
         const double s = row.params[1].value;
         CHECK(k == 2 + static_cast<double>(row.index / 2));
         CHECK(s == (row.index % 2 == 0 ? 0.5 : 0.9));
-        CHECK(row.result->measure("thr").mean == doctest::Approx(mm1k_throughput(k, s)).epsilon(1e-9));
+        CHECK(row.result->measure("thr").mean ==
+              doctest::Approx(mm1k_throughput(k, s)).epsilon(1e-9));
     });
     CHECK(order == std::vector<std::size_t>{0, 1, 2, 3, 4, 5});
     CHECK(summary.solved == 6);
@@ -89,8 +91,8 @@ TEST_CASE("zip pairs the axes; a sweep row equals a lone run of its point, whate
 TEST_CASE("cancel: no point starts once the flag is set; the delivered rows are a prefix") {
     sgdnet::SweepOptions options = exact_options();
     options.threads = 1;
-    const sgdnet::Sweep sweep =
-        sgdnet::Sweep::compile(kMm1k, "mm1k.sgdnet", {sgdnet::SweepAxis::parse("K=1..20")}, options);
+    const sgdnet::Sweep sweep = sgdnet::Sweep::compile(
+        kMm1k, "mm1k.sgdnet", {sgdnet::SweepAxis::parse("K=1..20")}, options);
     std::atomic<bool> cancel{false};
     std::vector<std::size_t> order;
     const sgdnet::SweepSummary summary = sweep.run(
@@ -107,19 +109,22 @@ TEST_CASE("cancel: no point starts once the flag is set; the delivered rows are 
     std::vector<bool> skip(20, false);
     for (std::size_t k : order) skip[k] = true;
     std::size_t first = 99;
-    sweep.run([&](const sgdnet::SweepRow& row) { first = std::min(first, row.index); }, nullptr, skip);
+    sweep.run([&](const sgdnet::SweepRow& row) { first = std::min(first, row.index); }, nullptr,
+              skip);
     CHECK(first == 3);
 }
 
-TEST_CASE("sweep errors: malformed axes, a point that does not compile, a point that cannot be solved") {
+TEST_CASE(
+    "sweep errors: malformed axes, a point that does not compile, a point that cannot be solved") {
     CHECK_THROWS_AS(sgdnet::SweepAxis::parse("K=5..1x"), std::invalid_argument);
     CHECK_THROWS_AS(sgdnet::Sweep::compile(kMm1k, "m.sgdnet", {{"K", {}}}), std::invalid_argument);
     CHECK_THROWS_AS(sgdnet::Sweep::compile(kMm1k, "m.sgdnet", {{"K", {"2"}}, {"K", {"3"}}}),
                     std::invalid_argument);
     sgdnet::SweepOptions zip;
     zip.zip = true;
-    CHECK_THROWS_AS(sgdnet::Sweep::compile(kMm1k, "m.sgdnet", {{"K", {"2", "3"}}, {"S", {"1s"}}}, zip),
-                    std::invalid_argument);
+    CHECK_THROWS_AS(
+        sgdnet::Sweep::compile(kMm1k, "m.sgdnet", {{"K", {"2", "3"}}, {"S", {"1s"}}}, zip),
+        std::invalid_argument);
     CHECK_THROWS_AS(sgdnet::Sweep::compile(kMm1k, "m.sgdnet", {{"K", {"2", "3 s"}}}),
                     std::invalid_argument);  // one dimension per axis
     // A negative mean does not compile: the error names the point and carries the diagnostic.

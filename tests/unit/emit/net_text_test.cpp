@@ -26,19 +26,24 @@ TEST_CASE("net text: canonical layout with header counts, params, places, arcs, 
         "  mm1k.queue = 0\n"
         "  mm1k.idle = 1 bound 1\n"
         "transitions\n"
-        "  timed mm1k.arrive ~ " + to_string(n.transitions[0].delay) +
+        "  timed mm1k.arrive ~ " +
+        to_string(n.transitions[0].delay) +
         " server single memory enabling\n"
         "    out mm1k.queue\n"
         "    inhibit mm1k.queue*3\n"
-        "  timed mm1k.serve ~ " + to_string(n.transitions[1].delay) +
-        " server infinite memory age speed " + MarkingExpr::tokens(1).to_string(names) + "\n"
+        "  timed mm1k.serve ~ " +
+        to_string(n.transitions[1].delay) + " server infinite memory age speed " +
+        MarkingExpr::tokens(1).to_string(names) +
+        "\n"
         "    in mm1k.queue*2\n"
         "  immediate mm1k.pick priority 2 weight 0.3\n"
         "    in mm1k.idle\n"
         "    out mm1k.idle\n"
         "measures\n"
         "  thr = throughput(mm1k.serve) + 0.5*throughput(mm1k.arrive) [1/s]\n"
-        "  qlen = average(" + MarkingExpr::tokens(0).to_string(names) + ") [tokens]\n"
+        "  qlen = average(" +
+        MarkingExpr::tokens(0).to_string(names) +
+        ") [tokens]\n"
         "  step_time = 0.5/throughput(mm1k.serve) [s]\n";
     CHECK(to_net_text(n) == expected);
 }
@@ -64,5 +69,5 @@ TEST_CASE("net text: K servers are printed as a number") {
     PetriNet n = sample_net();
     n.transitions[0].servers = 4;
     CHECK(to_net_text(n).find("timed mm1k.arrive ~ " + to_string(n.transitions[0].delay) +
-                        " server 4 memory enabling\n") != std::string::npos);
+                              " server 4 memory enabling\n") != std::string::npos);
 }

@@ -314,7 +314,7 @@ TEST_CASE("trace import: bare list and traceEvents forms give the same profile")
     CHECK(a->layers[1].fwd == b->layers[1].fwd);
 }
 
-TEST_CASE("profile import: malformed inputs give diagnostics naming the JSON path") {
+TEST_CASE("profile import: unreadable, truncated and empty files give diagnostics") {
     SUBCASE("truncated JSON") {
         Diagnostics d;
         std::optional<Profile> p;
@@ -341,6 +341,13 @@ TEST_CASE("profile import: malformed inputs give diagnostics naming the JSON pat
         CHECK_FALSE(compiler::load_profile(data_path("no_such_file.json"), d));
         CHECK(any_contains(errors(d), "no_such_file.json: cannot read"));
     }
+    SUBCASE("neither format") {
+        CHECK(any_contains(parse_errors(json{{"a", 1}}), "neither a per-layer profile"));
+        CHECK(any_contains(parse_errors(json(3)), "got number"));
+    }
+}
+
+TEST_CASE("per-layer profile import: malformed inputs give diagnostics naming the JSON path") {
     json good = read_json("resnet18_layers.json");
     SUBCASE("wrong type") {
         json j = good;
@@ -394,10 +401,9 @@ TEST_CASE("profile import: malformed inputs give diagnostics naming the JSON pat
         CHECK(any_contains(parse_errors(j),
                            "/ddp_buckets/1/buckets/2/layers/0: unknown layer `nope`"));
     }
-    SUBCASE("neither format") {
-        CHECK(any_contains(parse_errors(json{{"a", 1}}), "neither a per-layer profile"));
-        CHECK(any_contains(parse_errors(json(3)), "got number"));
-    }
+}
+
+TEST_CASE("trace import: malformed traces give diagnostics naming the JSON path") {
     json trace = read_json("tiny_trace.json");
     SUBCASE("trace event without dur or with a wrong-typed name") {
         json j = trace;
