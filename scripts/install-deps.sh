@@ -11,6 +11,7 @@ PACKAGES=(
     libxml2-dev libxml2-utils
     graphviz gnuplot-nox
     universal-ctags
+    pybind11-dev python3-pybind11 python3-dev python3-pytest python3-pandas python3-matplotlib
 )
 
 missing=()
