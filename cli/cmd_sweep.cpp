@@ -12,6 +12,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <iterator>
 #include <map>
@@ -22,6 +23,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
+#ifdef SGDNET_WITH_MPI
+#include "mpi/mpi_sweep.hpp"
+#endif
 #include "sweep/sweep_run.hpp"
 #include "sweep/sweep_shard.hpp"
 #include "sweep/sweep_spec.hpp"
@@ -484,9 +488,14 @@ struct RunRows {
     std::string preamble;
 };
 
+/// Solves the points a SweepOptions does not skip, handing rows to the callback in point order:
+/// in this process (run_with_sigint) or over the ranks of an MPI job. Callbacks run under io_mu.
+using Driver = std::function<sweep::SweepSummary(
+    const CompiledSweep&, const sweep::SweepOptions&, const sweep::RowCallback&, std::mutex& io_mu)>;
+
 /// Solves the points not done yet, writing each row as its turn comes and drawing progress.
 SolveOutcome solve_points(const SweepArgs& args, const CompiledSweep& compiled, RunRows& run,
-                          RowWriter& writer) {
+                          RowWriter& writer, const Driver& driver) {
     const bool jsonl = args.run.format == "jsonl";
     auto& rows = run.rows;
     SolveOutcome outcome;
@@ -521,7 +530,7 @@ SolveOutcome solve_points(const SweepArgs& args, const CompiledSweep& compiled, 
         ++outcome.finished;
         writer.write_prefix();
     };
-    outcome.summary = run_with_sigint(compiled, options, on_row, io_mu);
+    outcome.summary = driver(compiled, options, on_row, io_mu);
     return outcome;
 }
 
@@ -582,16 +591,10 @@ std::optional<RunRows> initial_rows(const SweepArgs& args, const CompiledSweep& 
     return run;
 }
 
-}  // namespace
-
-Status cmd_sweep(const SweepArgs& args, Context& ctx) {
-    auto plan = make_plan(args);
-    if (!plan) return Status::InputError;
-    // Compile every point up front: input errors surface before any solving.
-    const auto compiled = compile_plan(std::move(*plan));
-    if (!compiled) return Status::InputError;
-    ctx.net = compiled->nets.front();
-    auto run = initial_rows(args, *compiled);
+/// Writes the rows of `compiled` to -o OUT or stdout as `driver` solves them: --shard, --resume,
+/// progress, interrupt, --plot; the status of the run.
+Status write_sweep(const SweepArgs& args, const CompiledSweep& compiled, const Driver& driver) {
+    auto run = initial_rows(args, compiled);
     if (!run) return Status::InputError;
 
     std::ofstream file;
@@ -608,7 +611,7 @@ Status cmd_sweep(const SweepArgs& args, Context& ctx) {
     RowWriter writer(run->rows, *out);
     writer.write_prefix();
 
-    const SolveOutcome outcome = solve_points(args, *compiled, *run, writer);
+    const SolveOutcome outcome = solve_points(args, compiled, *run, writer, driver);
     if (interrupted()) {
         writer.write_rest();
         if (file.is_open()) file.close();
@@ -623,11 +626,98 @@ Status cmd_sweep(const SweepArgs& args, Context& ctx) {
         return Status::InputError;
     }
     if (!args.plot.empty()) {
-        const Status s = plot_sweep(args.plot, *compiled, run->rows);
+        const Status s = plot_sweep(args.plot, compiled, run->rows);
         if (s != Status::Ok) return s;
     }
     if (outcome.first_error) throw *outcome.first_error;
     return outcome.summary.precision_reached ? Status::Ok : Status::PrecisionNotReached;
+}
+
+// ---- MPI: mpirun -n K sgdnet sweep … -------------------------------------------------------------
+
+/// The number of ranks of the MPI job that started this process (Open MPI, PMI or PMIx
+/// launchers set these), 0 when no MPI launcher did.
+int mpi_world_size() {
+    for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}) {
+        if (const char* v = std::getenv(name)) return std::max(1, std::atoi(v));
+    }
+    return std::getenv("PMIX_RANK") ? 1 : 0;
+}
+
+#ifdef SGDNET_WITH_MPI
+/// Under mpirun, SIGINT or SIGTERM (mpirun turns Ctrl-C into SIGTERM to every rank, then kills
+/// them a second later) stops handing out points at once: rank 0 writes what it holds.
+extern "C" void on_mpi_stop(int) { g_cancel.store(true); }
+
+/// Rank 0's driver: the points over every rank; on an interrupt, names the points dropped.
+Driver mpi_driver(mpi::MpiJob& job, Context& ctx) {
+    return [&job, &ctx](const CompiledSweep& compiled, const sweep::SweepOptions& options,
+                        const sweep::RowCallback& on_row, std::mutex& io_mu) {
+        g_cancel.store(false);
+        const auto old_int = std::signal(SIGINT, on_mpi_stop);
+        const auto old_term = std::signal(SIGTERM, on_mpi_stop);
+        const auto outcome = mpi::coordinate_sweep(job, compiled, options, on_row, &g_cancel);
+        std::signal(SIGINT, old_int);
+        std::signal(SIGTERM, old_term);
+        std::lock_guard io(io_mu);
+        for (const auto& dropped : outcome.dropped) {
+            std::cerr << "interrupted: point "
+                      << point_key(sweep::point_params(compiled.plan, dropped.point))
+                      << " was in progress on rank " << dropped.rank << "; dropped\n";
+        }
+        ctx.end_at_once = !outcome.dropped.empty();
+        return outcome.summary;
+    };
+}
+
+/// `sgdnet sweep` as one rank of an MPI job: every rank compiles the sweep (diagnostics from
+/// rank 0 only); rank 0 coordinates and writes, the others solve what it hands out.
+Status cmd_sweep_mpi(const SweepArgs& args, Context& ctx) {
+    mpi::MpiJob job;
+    if (job.rank() != 0) std::cerr.rdbuf(nullptr);  // one copy of every message: rank 0's
+    auto plan = make_plan(args);
+    std::optional<CompiledSweep> compiled;
+    if (plan) compiled = compile_plan(std::move(*plan));
+    if (!job.all(compiled.has_value())) {
+        if (compiled) {
+            std::cerr << "error: the sweep does not compile on every rank (is " << args.run.file
+                      << " readable on every node?)\n";
+        }
+        return Status::InputError;
+    }
+    if (job.rank() != 0) {
+        // mpirun turns Ctrl-C into SIGTERM to every rank: a worker lives on until rank 0 has
+        // written its rows and ended the job (mpirun then kills the workers).
+        std::signal(SIGINT, SIG_IGN);
+        std::signal(SIGTERM, SIG_IGN);
+        mpi::serve_sweep(job, *compiled);
+        return Status::Ok;
+    }
+    ctx.net = compiled->nets.front();
+    return write_sweep(args, *compiled, mpi_driver(job, ctx));
+}
+#endif
+
+}  // namespace
+
+Status cmd_sweep(const SweepArgs& args, Context& ctx) {
+#ifdef SGDNET_WITH_MPI
+    if (mpi_world_size() > 0) return cmd_sweep_mpi(args, ctx);
+#else
+    if (mpi_world_size() > 1) {
+        std::cerr << "error: this sgdnet was built without MPI, so each of the "
+                  << mpi_world_size() << " ranks would solve the whole sweep; rebuild it with "
+                  << "MPI (libopenmpi-dev) or split the sweep with --shard I/K\n";
+        return Status::InputError;
+    }
+#endif
+    auto plan = make_plan(args);
+    if (!plan) return Status::InputError;
+    // Compile every point up front: input errors surface before any solving.
+    const auto compiled = compile_plan(std::move(*plan));
+    if (!compiled) return Status::InputError;
+    ctx.net = compiled->nets.front();
+    return write_sweep(args, *compiled, run_with_sigint);
 }
 
 }  // namespace sgdnet::cli

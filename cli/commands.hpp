@@ -26,6 +26,9 @@ enum class Status {
 /// the source of the place or transition it names.
 struct Context {
     std::optional<net::PetriNet> net;
+    /// An MPI sweep was interrupted with points in progress on other ranks, which mpirun is
+    /// killing: end the process with the exit code at once (no MPI_Finalize, no destructors).
+    bool end_at_once = false;
 };
 
 struct CheckArgs {

@@ -177,7 +177,15 @@ int main(int argc, char** argv) {
         if (*compile) return exit_code(cmd_compile(compile_args));
         if (*run) return exit_code(cmd_run(run_args, ctx));
         if (*import_profile) return exit_code(cmd_import_profile(import_args));
-        if (*sweep) return exit_code(cmd_sweep(sweep_args, ctx));
+        if (*sweep) {
+            const int code = exit_code(cmd_sweep(sweep_args, ctx));
+            if (ctx.end_at_once) {
+                std::cout.flush();
+                std::cerr.flush();
+                std::_Exit(code);
+            }
+            return code;
+        }
         if (*merge) return exit_code(cmd_merge(merge_args));
         return kExitInput;
     } catch (const CLI::ParseError& e) {

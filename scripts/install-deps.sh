@@ -11,6 +11,7 @@ PACKAGES=(
     libxml2-dev libxml2-utils
     graphviz gnuplot-nox
     universal-ctags
+    libopenmpi-dev openmpi-bin
 )
 
 missing=()

@@ -14,9 +14,9 @@ check() { if eval "$2"; then ok "$1"; else no "$1"; fi; }
 
 # 40 points of very uneven cost: a ring of N = 2 … 48 workers (events per step grow with N) at
 # four bandwidths; the point order puts cheap and costly points side by side.
-sweep_of() {  # SEED LAST_N: the sweep's arguments
+sweep_of() {  # SEED LAST_N [PRECISION]: the sweep's arguments
     echo sweep "$MODELS/allreduce_ring_coarse.sgdnet" --set "N=2,3,4,6,8,12,16,24,32,$2" \
-        --set bw=1Gbps,10Gbps,25Gbps,100Gbps --precision 0.02 --seed "$1" -q
+        --set bw=1Gbps,10Gbps,25Gbps,100Gbps --precision "${3:-0.02}" --seed "$1" -q
 }
 read -ra grid <<<"$(sweep_of 7 48)"
 "$SGDNET" "${grid[@]}" --threads 2 -o "$tmp/full.csv"
@@ -82,6 +82,43 @@ for k in 1 2 3; do
     check "mpirun -n $k: exit 0" "[ $rc -eq 0 ]"
     check "mpirun -n $k: equal to the single-process sweep" "cmp -s $tmp/full.csv $tmp/mpi_$k.csv"
 done
+
+# Ctrl-C: SIGINT to mpirun (it sends SIGTERM to every rank a second later); rank 0 writes every
+# finished row, names the points dropped, and --resume completes the same file. The same grid at
+# a finer precision, so that the sweep outlasts mpirun's second.
+read -ra slow <<<"$(sweep_of 7 48 0.01)"
+"$SGDNET" "${slow[@]}" --threads 2 -o "$tmp/slow.csv"
+timeout 300 "$MPIRUN" --oversubscribe -n 3 "$SGDNET" "${slow[@]}" --threads 1 \
+    -o "$tmp/int.csv" 2>"$tmp/int.err" &
+pid=$!
+for _ in $(seq 1 3000); do
+    [ -f "$tmp/int.csv" ] && [ "$(wc -l <"$tmp/int.csv")" -ge 4 ] && break
+    sleep 0.01
+done
+kill -INT $pid
+wait $pid
+rc=$?
+rows=$(($(wc -l <"$tmp/int.csv") - 1))
+check "SIGINT to mpirun: a failing exit ($rc), finished rows kept ($rows), not all" \
+    "[ $rc -ne 0 ] && [ $rows -ge 3 ] && [ $rows -lt 40 ]"
+check "SIGINT to mpirun: rank 0 reports what it kept" "grep -q '^interrupted: .* points finished and kept' $tmp/int.err"
+mpi 3 "${slow[@]}" --threads 1 -o "$tmp/int.csv" --resume
+check "mpirun --resume: exit 0" "[ $? -eq 0 ]"
+check "mpirun --resume: equal to the single-process sweep" "cmp -s $tmp/slow.csv $tmp/int.csv"
+
+# A point that fails is reported with its params; the other rows are the single process's.
+fails=(sweep "$MODELS/../examples/repairman.sgdnet" --set repairman.N=1..6 --solver exact
+       --max-states 4 -q)
+"$SGDNET" "${fails[@]}" -o "$tmp/fail_1.csv" 2>"$tmp/fail_1.err"
+mpi 2 "${fails[@]}" -o "$tmp/fail_2.csv" 2>"$tmp/fail_2.err"
+rc=$?
+check "failing points under mpirun: exit 3, as in one process" "[ $rc -eq 3 ]"
+check "failing points: the point is named" "grep -q '^error: point 5: the state space' $tmp/fail_2.err"
+check "failing points: the same rows" "cmp -s $tmp/fail_1.csv $tmp/fail_2.csv"
+
+# Shards and MPI together: a part solved over 2 ranks is the same part.
+mpi 2 "${grid[@]}" --threads 1 --shard 2/3 -o "$tmp/mpi_part_2.csv"
+check "mpirun with --shard 2/3: the same part" "cmp -s $tmp/part_2.csv $tmp/mpi_part_2.csv"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
