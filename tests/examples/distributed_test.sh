@@ -12,13 +12,13 @@ ok() { echo "ok: $1"; passed=$((passed + 1)); }
 no() { echo "FAIL: $1"; failed=$((failed + 1)); }
 check() { if eval "$2"; then ok "$1"; else no "$1"; fi; }
 
-# 40 points of very uneven cost: a ring of N = 2 … 48 workers (events per step grow with N) at
-# four bandwidths; the point order puts cheap and costly points side by side.
+# 40 points of uneven cost: a ring of N = 2 … 64 workers (events per step grow with N) at four
+# bandwidths, 28 ms to 380 ms a point; the point order puts cheap and costly points side by side.
 sweep_of() {  # SEED LAST_N [PRECISION]: the sweep's arguments
     echo sweep "$MODELS/allreduce_ring_coarse.sgdnet" --set "N=2,3,4,6,8,12,16,24,32,$2" \
         --set bw=1Gbps,10Gbps,25Gbps,100Gbps --precision "${3:-0.02}" --seed "$1" -q
 }
-read -ra grid <<<"$(sweep_of 7 48)"
+read -ra grid <<<"$(sweep_of 7 64)"
 "$SGDNET" "${grid[@]}" --threads 2 -o "$tmp/full.csv"
 check "single-process sweep: exit 0, 40 rows" "[ $? -eq 0 ] && [ \$(wc -l <$tmp/full.csv) -eq 41 ]"
 
@@ -43,11 +43,11 @@ merge_fails() {  # NAME EXPECTED_MESSAGE PART…
 merge_fails "a missing part" "part 2/3 is missing" "$tmp/part_1.csv" "$tmp/part_3.csv"
 merge_fails "a repeated part" "part 1/3 is given twice" \
     "$tmp/part_1.csv" "$tmp/part_2.csv" "$tmp/part_3.csv" "$tmp/part_1.csv"
-read -ra seed8 <<<"$(sweep_of 8 48)"
+read -ra seed8 <<<"$(sweep_of 8 64)"
 "$SGDNET" "${seed8[@]}" --threads 1 --shard 2/3 -o "$tmp/seed8.csv"
 merge_fails "a part of another seed" "another sweep.*seed 8, not 7" \
     "$tmp/part_1.csv" "$tmp/seed8.csv" "$tmp/part_3.csv"
-read -ra other <<<"$(sweep_of 7 64)"
+read -ra other <<<"$(sweep_of 7 48)"
 "$SGDNET" "${other[@]}" --threads 1 --shard 3/3 -o "$tmp/grid.csv"
 merge_fails "a part of another grid" "another sweep.*grid" \
     "$tmp/part_1.csv" "$tmp/part_2.csv" "$tmp/grid.csv"
@@ -86,7 +86,7 @@ done
 # Ctrl-C: SIGINT to mpirun (it sends SIGTERM to every rank a second later); rank 0 writes every
 # finished row, names the points dropped, and --resume completes the same file. The same grid at
 # a finer precision, so that the sweep outlasts mpirun's second.
-read -ra slow <<<"$(sweep_of 7 48 0.01)"
+read -ra slow <<<"$(sweep_of 7 64 0.01)"
 "$SGDNET" "${slow[@]}" --threads 2 -o "$tmp/slow.csv"
 timeout 300 "$MPIRUN" --oversubscribe -n 3 "$SGDNET" "${slow[@]}" --threads 1 \
     -o "$tmp/int.csv" 2>"$tmp/int.err" &
