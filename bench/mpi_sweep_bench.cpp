@@ -134,12 +134,16 @@ int main(int argc, char** argv) {
     const auto outcome = mpi::coordinate_sweep(job, compiled, {}, on_row);
     const auto& st = outcome.stats;
     const double med = median(solve_s);
-    const double busy_us = st.busy_s / static_cast<double>(st.rows) * 1e6;
+    const double rows = static_cast<double>(st.rows);
+    const double busy_us = st.busy_s / rows * 1e6, cpu_us = st.busy_cpu_s / rows * 1e6;
+    const double loop_us = st.loop_cpu_s / rows * 1e6;
     std::printf("ranks=%d threads_per_rank=%u points=%zu elapsed_s=%.3f points_per_s=%.2f\n",
                 job.size(), threads, compiled.plan.points.size(), st.elapsed_s,
-                static_cast<double>(st.rows) / st.elapsed_s);
-    std::printf("median_point_solve_ms=%.3f coordinator_busy_us_per_point=%.2f ratio=1/%.0f\n",
-                med * 1e3, busy_us, med * 1e6 / busy_us);
+                rows / st.elapsed_s);
+    std::printf(
+        "median_point_solve_ms=%.3f coordinator_per_point: busy_wall_us=%.2f "
+        "busy_cpu_us=%.2f (ratio 1/%.0f) loop_cpu_us=%.2f (ratio 1/%.0f)\n",
+        med * 1e3, busy_us, cpu_us, med * 1e6 / cpu_us, loop_us, med * 1e6 / loop_us);
     if (job.size() > 1) {
         std::printf("mpi round trip (index out, 4 KB row back), idle ranks: us=%.2f\n", mpi_us);
     }

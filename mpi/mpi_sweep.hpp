@@ -49,10 +49,13 @@ class MpiJob {
 
 /// Rank 0's cost of coordinating, for benchmarks: what it spent per finished point.
 struct CoordinatorStats {
-    std::size_t rows = 0;  // finished points received (its own thread's included)
-    double busy_s = 0;     // time handling them: receive, decode, bookkeeping, the row and
-                           // progress callbacks, sending the rank its next point
-    double elapsed_s = 0;  // wall time of the whole sweep
+    std::size_t rows = 0;   // finished points received (its own thread's included)
+    double busy_s = 0;      // wall time handling them: receive, decode, bookkeeping, the row
+                            // and progress callbacks, sending the rank its next point
+    double busy_cpu_s = 0;  // CPU time of the same (wall time also counts preemption)
+    double loop_cpu_s = 0;  // CPU time of the coordinating thread over the whole sweep,
+                            // polling included (its own solving thread excluded)
+    double elapsed_s = 0;   // wall time of the whole sweep
 };
 
 /// What a distributed sweep did on rank 0.
