@@ -490,8 +490,8 @@ struct RunRows {
 
 /// Solves the points a SweepOptions does not skip, handing rows to the callback in point order:
 /// in this process (run_with_sigint) or over the ranks of an MPI job. Callbacks run under io_mu.
-using Driver = std::function<sweep::SweepSummary(
-    const CompiledSweep&, const sweep::SweepOptions&, const sweep::RowCallback&, std::mutex& io_mu)>;
+using Driver = std::function<sweep::SweepSummary(const CompiledSweep&, const sweep::SweepOptions&,
+                                                 const sweep::RowCallback&, std::mutex& io_mu)>;
 
 /// Solves the points not done yet, writing each row as its turn comes and drawing progress.
 SolveOutcome solve_points(const SweepArgs& args, const CompiledSweep& compiled, RunRows& run,
@@ -549,8 +549,8 @@ sweep::PartTag part_tag(const SweepArgs& args, const sweep::Shard& shard, std::s
     std::string config = file_text(r.file) + "\n--fix";
     for (const auto& s : r.sets) config += " " + s;
     config += "\n" + r.granularity + "|" + r.solver + "|" + number(r.precision) + "|" +
-              number(r.confidence) + "|" + r.max_time + "|" + std::to_string(r.max_states) +
-              "|" + (r.phase_type ? "phase-type" : "") + "|" + r.arith + "|" + r.format;
+              number(r.confidence) + "|" + r.max_time + "|" + std::to_string(r.max_states) + "|" +
+              (r.phase_type ? "phase-type" : "") + "|" + r.arith + "|" + r.format;
     sweep::PartTag tag;
     tag.shard = shard;
     tag.points = points;
@@ -572,8 +572,8 @@ std::optional<RunRows> initial_rows(const SweepArgs& args, const CompiledSweep& 
         std::string error;
         const auto shard = sweep::parse_shard(args.shard, error);
         if (!shard || jsonl) {
-            std::cerr << "error: " << (shard ? "--shard writes CSV parts; drop --format jsonl"
-                                             : error) << "\n";
+            std::cerr << "error: "
+                      << (shard ? "--shard writes CSV parts; drop --format jsonl" : error) << "\n";
             return std::nullopt;
         }
         for (std::size_t k = 0; k < run.rows.size(); ++k) {
@@ -633,7 +633,7 @@ Status write_sweep(const SweepArgs& args, const CompiledSweep& compiled, const D
     return outcome.summary.precision_reached ? Status::Ok : Status::PrecisionNotReached;
 }
 
-// ---- MPI: mpirun -n K sgdnet sweep … -------------------------------------------------------------
+// ---- MPI: mpirun -n K sgdnet sweep … ---------------------------------------------------------
 
 /// The number of ranks of the MPI job that started this process (Open MPI, PMI or PMIx
 /// launchers set these), 0 when no MPI launcher did.
@@ -705,8 +705,8 @@ Status cmd_sweep(const SweepArgs& args, Context& ctx) {
     if (mpi_world_size() > 0) return cmd_sweep_mpi(args, ctx);
 #else
     if (mpi_world_size() > 1) {
-        std::cerr << "error: this sgdnet was built without MPI, so each of the "
-                  << mpi_world_size() << " ranks would solve the whole sweep; rebuild it with "
+        std::cerr << "error: this sgdnet was built without MPI, so each of the " << mpi_world_size()
+                  << " ranks would solve the whole sweep; rebuild it with "
                   << "MPI (libopenmpi-dev) or split the sweep with --shard I/K\n";
         return Status::InputError;
     }
