@@ -12,7 +12,9 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -21,7 +23,11 @@
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
+#ifdef SGDNET_WITH_MPI
+#include "mpi/mpi_sweep.hpp"
+#endif
 #include "sweep/sweep_run.hpp"
+#include "sweep/sweep_shard.hpp"
 #include "sweep/sweep_spec.hpp"
 
 namespace sgdnet::cli {
@@ -123,15 +129,6 @@ std::optional<CompiledSweep> compile_plan(sweep::SweepPlan plan) {
 
 // ---- Rows: CSV and JSON lines -----------------------------------------------------------------
 
-/// A point's key: its swept canonical values, `2,1250000000` (progress lines, --resume).
-std::string point_key(const std::vector<sweep::PointParam>& params) {
-    std::string k;
-    for (std::size_t d = 0; d < params.size(); ++d) {
-        k += (d ? "," : "") + number(params[d].value.canonical);
-    }
-    return k;
-}
-
 /// The CSV header: the swept params, then `NAME,NAME_ci_low,NAME_ci_high` for each measure.
 std::vector<std::string> csv_header(const CompiledSweep& sweep) {
     std::vector<std::string> header;
@@ -189,32 +186,6 @@ struct ReadRow {
     std::vector<double> first_measure;
 };
 
-/// Splits one CSV line written by csv_line (fields here never need quotes but handle them).
-std::vector<std::string> split_csv(const std::string& line) {
-    std::vector<std::string> out(1);
-    bool quoted = false;
-    for (std::size_t k = 0; k < line.size(); ++k) {
-        const char c = line[k];
-        if (quoted) {
-            if (c == '"' && k + 1 < line.size() && line[k + 1] == '"') {
-                out.back() += '"';
-                ++k;
-            } else if (c == '"') {
-                quoted = false;
-            } else {
-                out.back() += c;
-            }
-        } else if (c == '"') {
-            quoted = true;
-        } else if (c == ',') {
-            out.emplace_back();
-        } else {
-            out.back() += c;
-        }
-    }
-    return out;
-}
-
 std::optional<ReadRow> read_jsonl_row(const CompiledSweep& sweep, const std::string& line) {
     nlohmann::json j;
     try {
@@ -248,31 +219,44 @@ std::optional<ReadRow> read_csv_row(std::size_t params, std::size_t columns,
     return row;
 }
 
-/// Marks done every row of `path` whose swept values match a point (the first such line per
-/// point wins). Returns how many, or nullopt (error printed) when a CSV header does not match.
+/// Reads the first lines of `in` (empty lines skipped) and compares them with `preamble` (the
+/// lines a sweep writes before its rows); true when they match or the file is empty.
+bool read_preamble(std::istream& in, const std::string& preamble) {
+    const auto lines = static_cast<std::size_t>(std::count(preamble.begin(), preamble.end(), '\n'));
+    std::string read, line;
+    std::size_t got = 0;
+    while (got < lines && std::getline(in, line)) {
+        if (line.empty()) continue;
+        read += line + "\n";
+        ++got;
+    }
+    return got == 0 || read == preamble;
+}
+
+/// Marks done every row of `path` whose swept values match a point not yet done (the first such
+/// line per point wins). Returns how many, or nullopt (error printed) when the lines before the
+/// rows (`preamble`: a part's tag, the CSV header) do not match.
 std::optional<std::size_t> read_resumed_rows(const std::string& path, const CompiledSweep& sweep,
-                                             bool jsonl, std::vector<Row>& rows) {
-    const auto header = csv_header(sweep);
-    const std::string header_line = csv_line(header);
+                                             bool jsonl, const std::string& preamble,
+                                             std::vector<Row>& rows) {
+    const std::size_t columns = csv_header(sweep).size();
     std::map<std::string, std::size_t> index_of_key;
     for (std::size_t k = 0; k < rows.size(); ++k) {
         index_of_key[point_key(sweep::point_params(sweep.plan, k))] = k;
     }
     std::ifstream in(path);
+    if (!read_preamble(in, preamble)) {
+        std::cerr << "error: " << path << ": its "
+                  << (preamble.starts_with("#") ? "part tag or header" : "header")
+                  << " does not match this sweep; cannot resume\n";
+        return std::nullopt;
+    }
     std::string line;
     std::size_t resumed = 0;
-    bool first = true;
     while (std::getline(in, line)) {
         if (line.empty()) continue;
-        if (!jsonl && first) {
-            first = false;
-            if (line + "\n" == header_line) continue;
-            std::cerr << "error: " << path
-                      << ": its header does not match this sweep; cannot resume\n";
-            return std::nullopt;
-        }
         const auto read = jsonl ? read_jsonl_row(sweep, line)
-                                : read_csv_row(sweep.plan.params.size(), header.size(), line);
+                                : read_csv_row(sweep.plan.params.size(), columns, line);
         if (!read) continue;
         const auto it = index_of_key.find(read->key);
         if (it == index_of_key.end() || rows[it->second].done) continue;
@@ -495,13 +479,28 @@ struct SolveOutcome {
     std::size_t finished = 0;  // rows done, resumed ones included
 };
 
-/// Solves the points not resumed, writing each row as its turn comes and drawing progress.
-SolveOutcome solve_points(const SweepArgs& args, const CompiledSweep& compiled,
-                          std::vector<Row>& rows, RowWriter& writer, std::size_t resumed) {
+/// The rows of this run: one per point (those outside --shard done from the start, with no
+/// text), how many this run writes, how many were resumed, and the lines before the rows.
+struct RunRows {
+    std::vector<Row> rows;
+    std::size_t total = 0;
+    std::size_t resumed = 0;
+    std::string preamble;
+};
+
+/// Solves the points a SweepOptions does not skip, handing rows to the callback in point order:
+/// in this process (run_with_sigint) or over the ranks of an MPI job. Callbacks run under io_mu.
+using Driver = std::function<sweep::SweepSummary(const CompiledSweep&, const sweep::SweepOptions&,
+                                                 const sweep::RowCallback&, std::mutex& io_mu)>;
+
+/// Solves the points not done yet, writing each row as its turn comes and drawing progress.
+SolveOutcome solve_points(const SweepArgs& args, const CompiledSweep& compiled, RunRows& run,
+                          RowWriter& writer, const Driver& driver) {
     const bool jsonl = args.run.format == "jsonl";
+    auto& rows = run.rows;
     SolveOutcome outcome;
-    outcome.finished = resumed;
-    const ProgressDisplay progress(args.quiet, rows.size(), resumed);
+    outcome.finished = run.resumed;
+    const ProgressDisplay progress(args.quiet, run.total, run.resumed);
     std::mutex io_mu;
     sweep::SweepOptions options;
     options.threads = args.run.threads;
@@ -509,8 +508,8 @@ SolveOutcome solve_points(const SweepArgs& args, const CompiledSweep& compiled,
     options.on_progress = [&](const sweep::SweepProgress& p) {
         if (p.point_failed) return;
         std::lock_guard io(io_mu);
-        progress.point_done(resumed + p.solved, point_key(sweep::point_params(compiled.plan,
-                                                                              p.point)));
+        progress.point_done(run.resumed + p.solved,
+                            point_key(sweep::point_params(compiled.plan, p.point)));
     };
     auto on_row = [&](SweepRow&& row) {
         std::lock_guard io(io_mu);
@@ -531,28 +530,72 @@ SolveOutcome solve_points(const SweepArgs& args, const CompiledSweep& compiled,
         ++outcome.finished;
         writer.write_prefix();
     };
-    outcome.summary = run_with_sigint(compiled, options, on_row, io_mu);
+    outcome.summary = driver(compiled, options, on_row, io_mu);
     return outcome;
 }
 
-}  // namespace
+// ---- --shard: parts of a sweep ----------------------------------------------------------------
 
-Status cmd_sweep(const SweepArgs& args, Context& ctx) {
-    auto plan = make_plan(args);
-    if (!plan) return Status::InputError;
-    // Compile every point up front: input errors surface before any solving.
-    const auto compiled = compile_plan(std::move(*plan));
-    if (!compiled) return Status::InputError;
-    ctx.net = compiled->nets.front();
+/// The text of `path`, "" when unreadable.
+std::string file_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// The tag of part `shard`: the grid, the seed, and a fingerprint of the model file and of every
+/// other option that changes a row (--fix, granularity, solver and its options, format).
+sweep::PartTag part_tag(const SweepArgs& args, const sweep::Shard& shard, std::size_t points) {
+    const RunArgs& r = args.run;
+    std::string config = file_text(r.file) + "\n--fix";
+    for (const auto& s : r.sets) config += " " + s;
+    config += "\n" + r.granularity + "|" + r.solver + "|" + number(r.precision) + "|" +
+              number(r.confidence) + "|" + r.max_time + "|" + std::to_string(r.max_states) + "|" +
+              (r.phase_type ? "phase-type" : "") + "|" + r.arith + "|" + r.format;
+    sweep::PartTag tag;
+    tag.shard = shard;
+    tag.points = points;
+    tag.seed = r.seed;
+    tag.config = sweep::fingerprint(config);
+    tag.ranges = args.ranges;
+    tag.zip = args.zip;
+    return tag;
+}
+
+/// The rows at the start of a run: outside --shard done with no text, then those --resume
+/// finds in OUT. Prints the error and returns nullopt on a bad --shard or a mismatching OUT.
+std::optional<RunRows> initial_rows(const SweepArgs& args, const CompiledSweep& compiled) {
     const bool jsonl = args.run.format == "jsonl";
-
-    std::vector<Row> rows(compiled->plan.points.size());
-    std::size_t resumed = 0;
-    if (args.resume && std::filesystem::exists(args.output)) {
-        const auto kept = read_resumed_rows(args.output, *compiled, jsonl, rows);
-        if (!kept) return Status::InputError;
-        resumed = *kept;
+    RunRows run;
+    run.rows.resize(compiled.plan.points.size());
+    run.total = run.rows.size();
+    if (!args.shard.empty()) {
+        std::string error;
+        const auto shard = sweep::parse_shard(args.shard, error);
+        if (!shard || jsonl) {
+            std::cerr << "error: "
+                      << (shard ? "--shard writes CSV parts; drop --format jsonl" : error) << "\n";
+            return std::nullopt;
+        }
+        for (std::size_t k = 0; k < run.rows.size(); ++k) {
+            run.rows[k].done = !sweep::in_shard(k, *shard);
+        }
+        run.total = sweep::shard_size(run.rows.size(), *shard);
+        run.preamble = sweep::format_part_tag(part_tag(args, *shard, run.rows.size()));
     }
+    if (!jsonl) run.preamble += csv_line(csv_header(compiled));
+    if (args.resume && std::filesystem::exists(args.output)) {
+        const auto kept = read_resumed_rows(args.output, compiled, jsonl, run.preamble, run.rows);
+        if (!kept) return std::nullopt;
+        run.resumed = *kept;
+    }
+    return run;
+}
+
+/// Writes the rows of `compiled` to -o OUT or stdout as `driver` solves them: --shard, --resume,
+/// progress, interrupt, --plot; the status of the run.
+Status write_sweep(const SweepArgs& args, const CompiledSweep& compiled, const Driver& driver) {
+    auto run = initial_rows(args, compiled);
+    if (!run) return Status::InputError;
 
     std::ofstream file;
     std::ostream* out = &std::cout;
@@ -564,15 +607,15 @@ Status cmd_sweep(const SweepArgs& args, Context& ctx) {
         }
         out = &file;
     }
-    if (!jsonl) *out << csv_line(csv_header(*compiled));
-    RowWriter writer(rows, *out);
+    *out << run->preamble;
+    RowWriter writer(run->rows, *out);
     writer.write_prefix();
 
-    const SolveOutcome outcome = solve_points(args, *compiled, rows, writer, resumed);
+    const SolveOutcome outcome = solve_points(args, compiled, *run, writer, driver);
     if (interrupted()) {
         writer.write_rest();
         if (file.is_open()) file.close();
-        std::cerr << "interrupted: " << outcome.finished << " of " << rows.size()
+        std::cerr << "interrupted: " << outcome.finished << " of " << run->total
                   << " points finished and kept"
                   << (args.output.empty() ? "" : "; rerun with --resume to finish") << "\n";
         return Status::Interrupted;
@@ -583,11 +626,98 @@ Status cmd_sweep(const SweepArgs& args, Context& ctx) {
         return Status::InputError;
     }
     if (!args.plot.empty()) {
-        const Status s = plot_sweep(args.plot, *compiled, rows);
+        const Status s = plot_sweep(args.plot, compiled, run->rows);
         if (s != Status::Ok) return s;
     }
     if (outcome.first_error) throw *outcome.first_error;
     return outcome.summary.precision_reached ? Status::Ok : Status::PrecisionNotReached;
+}
+
+// ---- MPI: mpirun -n K sgdnet sweep … ---------------------------------------------------------
+
+/// The number of ranks of the MPI job that started this process (Open MPI, PMI or PMIx
+/// launchers set these), 0 when no MPI launcher did.
+int mpi_world_size() {
+    for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}) {
+        if (const char* v = std::getenv(name)) return std::max(1, std::atoi(v));
+    }
+    return std::getenv("PMIX_RANK") ? 1 : 0;
+}
+
+#ifdef SGDNET_WITH_MPI
+/// Under mpirun, SIGINT or SIGTERM (mpirun turns Ctrl-C into SIGTERM to every rank, then kills
+/// them a second later) stops handing out points at once: rank 0 writes what it holds.
+extern "C" void on_mpi_stop(int) { g_cancel.store(true); }
+
+/// Rank 0's driver: the points over every rank; on an interrupt, names the points dropped.
+Driver mpi_driver(mpi::MpiJob& job, Context& ctx) {
+    return [&job, &ctx](const CompiledSweep& compiled, const sweep::SweepOptions& options,
+                        const sweep::RowCallback& on_row, std::mutex& io_mu) {
+        g_cancel.store(false);
+        const auto old_int = std::signal(SIGINT, on_mpi_stop);
+        const auto old_term = std::signal(SIGTERM, on_mpi_stop);
+        const auto outcome = mpi::coordinate_sweep(job, compiled, options, on_row, &g_cancel);
+        std::signal(SIGINT, old_int);
+        std::signal(SIGTERM, old_term);
+        std::lock_guard io(io_mu);
+        for (const auto& dropped : outcome.dropped) {
+            std::cerr << "interrupted: point "
+                      << point_key(sweep::point_params(compiled.plan, dropped.point))
+                      << " was in progress on rank " << dropped.rank << "; dropped\n";
+        }
+        ctx.end_at_once = !outcome.dropped.empty();
+        return outcome.summary;
+    };
+}
+
+/// `sgdnet sweep` as one rank of an MPI job: every rank compiles the sweep (diagnostics from
+/// rank 0 only); rank 0 coordinates and writes, the others solve what it hands out.
+Status cmd_sweep_mpi(const SweepArgs& args, Context& ctx) {
+    mpi::MpiJob job;
+    if (job.rank() != 0) std::cerr.rdbuf(nullptr);  // one copy of every message: rank 0's
+    auto plan = make_plan(args);
+    std::optional<CompiledSweep> compiled;
+    if (plan) compiled = compile_plan(std::move(*plan));
+    if (!job.all(compiled.has_value())) {
+        if (compiled) {
+            std::cerr << "error: the sweep does not compile on every rank (is " << args.run.file
+                      << " readable on every node?)\n";
+        }
+        return Status::InputError;
+    }
+    if (job.rank() != 0) {
+        // mpirun turns Ctrl-C into SIGTERM to every rank: a worker lives on until rank 0 has
+        // written its rows and ended the job (mpirun then kills the workers).
+        std::signal(SIGINT, SIG_IGN);
+        std::signal(SIGTERM, SIG_IGN);
+        mpi::serve_sweep(job, *compiled);
+        return Status::Ok;
+    }
+    ctx.net = compiled->nets.front();
+    return write_sweep(args, *compiled, mpi_driver(job, ctx));
+}
+#endif
+
+}  // namespace
+
+Status cmd_sweep(const SweepArgs& args, Context& ctx) {
+#ifdef SGDNET_WITH_MPI
+    if (mpi_world_size() > 0) return cmd_sweep_mpi(args, ctx);
+#else
+    if (mpi_world_size() > 1) {
+        std::cerr << "error: this sgdnet was built without MPI, so each of the " << mpi_world_size()
+                  << " ranks would solve the whole sweep; rebuild it with "
+                  << "MPI (libopenmpi-dev) or split the sweep with --shard I/K\n";
+        return Status::InputError;
+    }
+#endif
+    auto plan = make_plan(args);
+    if (!plan) return Status::InputError;
+    // Compile every point up front: input errors surface before any solving.
+    const auto compiled = compile_plan(std::move(*plan));
+    if (!compiled) return Status::InputError;
+    ctx.net = compiled->nets.front();
+    return write_sweep(args, *compiled, run_with_sigint);
 }
 
 }  // namespace sgdnet::cli

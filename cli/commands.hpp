@@ -10,6 +10,7 @@
 #include "compiler/compile.hpp"
 #include "net/petri_net.hpp"
 #include "solver/solve_options.hpp"
+#include "sweep/sweep_run.hpp"
 
 namespace sgdnet::cli {
 
@@ -25,6 +26,9 @@ enum class Status {
 /// the source of the place or transition it names.
 struct Context {
     std::optional<net::PetriNet> net;
+    /// An MPI sweep was interrupted with points in progress on other ranks, which mpirun is
+    /// killing: end the process with the exit code at once (no MPI_Finalize, no destructors).
+    bool end_at_once = false;
 };
 
 struct CheckArgs {
@@ -65,6 +69,13 @@ struct SweepArgs {
     std::string plot;                 // OUT.svg | OUT.png
     bool resume = false;
     bool quiet = false;
+    std::string shard;                // "" | I/K: solve every K-th point, write a part
+};
+
+/// `merge`: the parts of a sharded sweep into the file the whole sweep writes.
+struct MergeArgs {
+    std::vector<std::string> parts;
+    std::string output;  // "" = stdout
 };
 
 struct ImportProfileArgs {
@@ -81,6 +92,9 @@ Status cmd_import_profile(const ImportProfileArgs& args);
 /// Solves every point (the engine in sweep/); throws the solver::SolveError of the first failing
 /// point, in point order, after the others finished and the rows before it were written.
 Status cmd_sweep(const SweepArgs& args, Context& ctx);
+/// Checks that the parts are the whole of one sweep (exit 2 with the reason otherwise) and writes
+/// the file the unsharded sweep writes.
+Status cmd_merge(const MergeArgs& args);
 
 // Helpers shared by the subcommands (cli/common.cpp). Each prints `error: …` to stderr and
 // returns nullopt on bad input.
@@ -98,6 +112,8 @@ std::optional<solver::SolveOptions> make_solve_options(const RunArgs& args);
 /// Compiles `file`, printing its diagnostics (errors and warnings) to stderr as rendered.
 std::optional<net::PetriNet> compile_and_report(const std::string& file,
                                                 const compiler::CompileOptions& options);
+/// A point's key: its swept canonical values, `2,1250000000` (progress lines, --resume, merge).
+std::string point_key(const std::vector<sweep::PointParam>& params);
 /// Writes `text` to `path` (stdout when `path` is "" or "-"); an unwritable file is an input
 /// error, reported on stderr.
 Status write_output(const std::string& path, const std::string& text);

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/output.hpp"
 #include "compiler/units.hpp"
 
 namespace sgdnet::cli {
@@ -106,6 +107,14 @@ Status write_output(const std::string& path, const std::string& text) {
         return Status::InputError;
     }
     return Status::Ok;
+}
+
+std::string point_key(const std::vector<sweep::PointParam>& params) {
+    std::string k;
+    for (std::size_t d = 0; d < params.size(); ++d) {
+        k += (d ? "," : "") + number(params[d].value.canonical);
+    }
+    return k;
 }
 
 }  // namespace sgdnet::cli

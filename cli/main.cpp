@@ -156,8 +156,17 @@ int main(int argc, char** argv) {
     sweep->add_option("--format", sweep_args.run.format, "Output: csv or jsonl")
         ->check(CLI::IsMember({"csv", "jsonl"}))
         ->capture_default_str();
+    sweep->add_option("--shard", sweep_args.shard,
+                      "Solve part I of K (every K-th point) into a part file for `merge`");
 
-    for (auto* sub : {check, compile, run, import_profile, sweep}) {
+    MergeArgs merge_args;
+    auto* merge = app.add_subcommand(
+        "merge", "Merge the parts of a sweep run with --shard I/K into the whole sweep's file");
+    merge->add_option("PART", merge_args.parts, "Part files (sweep --shard I/K -o PART)")
+        ->required();
+    merge->add_option("-o,--output", merge_args.output, "Write to this file (default stdout)");
+
+    for (auto* sub : {check, compile, run, import_profile, sweep, merge}) {
         sub->set_version_flag("--version", std::string("sgdnet ") + SGDNET_VERSION);
     }
 
@@ -168,7 +177,16 @@ int main(int argc, char** argv) {
         if (*compile) return exit_code(cmd_compile(compile_args));
         if (*run) return exit_code(cmd_run(run_args, ctx));
         if (*import_profile) return exit_code(cmd_import_profile(import_args));
-        if (*sweep) return exit_code(cmd_sweep(sweep_args, ctx));
+        if (*sweep) {
+            const int code = exit_code(cmd_sweep(sweep_args, ctx));
+            if (ctx.end_at_once) {
+                std::cout.flush();
+                std::cerr.flush();
+                std::_Exit(code);
+            }
+            return code;
+        }
+        if (*merge) return exit_code(cmd_merge(merge_args));
         return kExitInput;
     } catch (const CLI::ParseError& e) {
         const int code = app.exit(e);  // prints help, version or the usage error

@@ -183,4 +183,29 @@ std::string format_csv(const solver::SolveResult& r) {
     return csv_line(csv_measure_columns(r)) + csv_line(csv_measure_cells(r));
 }
 
+std::vector<std::string> split_csv(const std::string& line) {
+    std::vector<std::string> out(1);
+    bool quoted = false;
+    for (std::size_t k = 0; k < line.size(); ++k) {
+        const char c = line[k];
+        if (quoted) {
+            if (c == '"' && k + 1 < line.size() && line[k + 1] == '"') {
+                out.back() += '"';
+                ++k;
+            } else if (c == '"') {
+                quoted = false;
+            } else {
+                out.back() += c;
+            }
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            out.emplace_back();
+        } else {
+            out.back() += c;
+        }
+    }
+    return out;
+}
+
 }  // namespace sgdnet::cli

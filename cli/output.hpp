@@ -28,6 +28,8 @@ std::vector<std::string> csv_measure_columns(const solver::SolveResult& result);
 std::vector<std::string> csv_measure_cells(const solver::SolveResult& result);
 /// A CSV line (fields quoted when they contain a comma, quote or newline), ending in '\n'.
 std::string csv_line(const std::vector<std::string>& fields);
+/// The fields of one CSV line as csv_line writes it (quoted fields unquoted), without its '\n'.
+std::vector<std::string> split_csv(const std::string& line);
 /// `run --format csv`: header line and one row.
 std::string format_csv(const solver::SolveResult& result);
 
