@@ -42,7 +42,7 @@ TOP_LEVEL = "top level"
 
 def tracked_files():
     out = subprocess.run(["git", "ls-files"], cwd=ROOT, check=True, capture_output=True, text=True)
-    return [f for f in out.stdout.splitlines() if (ROOT / f).is_file()]
+    return sorted({f for f in out.stdout.splitlines() if (ROOT / f).is_file()})
 
 
 def opening_sentence(path):
