@@ -11,11 +11,11 @@ namespace sgdnet {
 
 std::string import_profile(const std::string& path, const std::string& name) {
     frontend::Diagnostics diags;
-    const auto profile = compiler::load_profile(path, diags);
+    const auto profile = profile::load_profile(path, diags);
     if (!profile || diags.has_errors()) throw CompileError(api::diagnostics(diags), diags.render());
     const std::string table_name =
-        compiler::to_identifier(name.empty() ? std::filesystem::path(path).stem().string() : name);
-    return compiler::to_sgdnet(*profile, table_name);
+        profile::to_identifier(name.empty() ? std::filesystem::path(path).stem().string() : name);
+    return profile::to_sgdnet(*profile, table_name);
 }
 
 }  // namespace sgdnet

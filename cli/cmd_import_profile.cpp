@@ -10,12 +10,12 @@ namespace sgdnet::cli {
 
 Status cmd_import_profile(const ImportProfileArgs& args) {
     frontend::Diagnostics diags;
-    const auto profile = compiler::load_profile(args.file, diags);
+    const auto profile = profile::load_profile(args.file, diags);
     std::cerr << diags.render();
     if (!profile) return Status::InputError;
-    const std::string name = compiler::to_identifier(
+    const std::string name = profile::to_identifier(
         args.name.empty() ? std::filesystem::path(args.file).stem().string() : args.name);
-    const std::string text = compiler::to_sgdnet(*profile, name);
+    const std::string text = profile::to_sgdnet(*profile, name);
     return write_output(args.output, text);
 }
 

@@ -995,7 +995,7 @@ std::optional<SyncScheme> evaluate_sync(const Expr& e, const Scope& scope, Diagn
 
 namespace {
 
-// `layers NAME = profile("file")`: the profile is read by compiler::load_profile (both formats,
+// `layers NAME = profile("file")`: the profile is read by profile::load_profile (both formats,
 // tails folded in, JSON-path diagnostics), every message pointing at the `profile(…)` call.
 std::optional<LayerTable> table_from_profile(const LayersDecl& decl, const Scope& scope,
                                              Diagnostics& diags) {
@@ -1017,7 +1017,7 @@ std::optional<LayerTable> table_from_profile(const LayersDecl& decl, const Scope
     std::filesystem::path path(*file);
     if (path.is_relative() && !scope.base_dir.empty())
         path = std::filesystem::path(scope.base_dir) / path;
-    auto profile = load_profile(path.string(), diags, pe.range);
+    auto profile = profile::load_profile(path.string(), diags, pe.range);
     if (!profile) return std::nullopt;
     if (profile->layers.empty()) {
         diags.error(pe.range, "profile " + path.string() +
@@ -1028,7 +1028,7 @@ std::optional<LayerTable> table_from_profile(const LayersDecl& decl, const Scope
     LayerTable t;
     t.name = decl.name;
     t.where = decl.range;
-    for (const ProfiledLayer& l : profile->layers) {
+    for (const profile::ProfiledLayer& l : profile->layers) {
         LayerTable::Layer layer;
         layer.name = l.ident;   // an identifier: generated elements are `W.fwd.IDENT`
         layer.fwd = l.fwd;      // tails folded in: Σ fwd + Σ bwd = NAME.compute

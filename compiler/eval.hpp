@@ -144,7 +144,7 @@ std::optional<SyncScheme> evaluate_sync(const Expr& e, const Scope& scope, Diagn
 /// Builds the table of `layers NAME { … }` (columns fwd, bwd: distributions; bytes: size;
 /// optional order: position in gradient-ready order, a permutation of 0…L−1 over the rows) or
 /// loads `layers NAME = profile("file")` with
-/// compiler::load_profile (docs/profiles.md: per-layer JSON or Chrome trace; layer names made
+/// profile::load_profile (docs/profiles.md: per-layer JSON or Chrome trace; layer names made
 /// identifiers, tails folded into the layer times, `compute`/`update` from the totals); the
 /// profile's diagnostics point at the `profile(…)` call. Unknown columns get a "did you mean".
 std::optional<LayerTable> build_layer_table(const LayersDecl& decl, const Scope& scope,

@@ -19,7 +19,7 @@
 #include "frontend/diagnostics.hpp"
 #include "net/distribution.hpp"
 
-namespace sgdnet::compiler {
+namespace sgdnet::profile {
 
 // The front end's types (AST, diagnostics, source ranges) are this library's vocabulary.
 using namespace sgdnet::frontend;
@@ -136,4 +136,4 @@ std::vector<std::vector<int>> ddp_buckets(const Profile& p, double bucket_cap_B,
 /// Precondition: `name` is an identifier (pass it through to_identifier).
 std::string to_sgdnet(const Profile& p, const std::string& name);
 
-}  // namespace sgdnet::compiler
+}  // namespace sgdnet::profile

@@ -1,4 +1,4 @@
-// Unit tests of layer tables: `layers NAME = profile("…")` through compiler::load_profile, and
+// Unit tests of layer tables: `layers NAME = profile("…")` through profile::load_profile, and
 // the optional `order` column of written tables.
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -17,6 +17,7 @@
 #include "net/distribution.hpp"
 
 using namespace sgdnet::compiler;
+using namespace sgdnet::profile;
 namespace net = sgdnet::net;
 
 namespace {

@@ -15,10 +15,10 @@
 #include "net/distribution.hpp"
 
 using namespace sgdnet;
-using compiler::Diagnostic;
-using compiler::Diagnostics;
-using compiler::Profile;
-using compiler::ProfiledTime;
+using frontend::Diagnostic;
+using frontend::Diagnostics;
+using profile::Profile;
+using profile::ProfiledTime;
 using nlohmann::json;
 
 namespace {
@@ -56,7 +56,7 @@ bool any_contains(const std::vector<std::string>& v, const std::string& needle) 
 std::vector<std::string> parse_errors(const json& j, const std::string& name = "p.json") {
     Diagnostics d;
     std::optional<Profile> p;
-    CHECK_NOTHROW(p = compiler::parse_profile(j.dump(), name, d));
+    CHECK_NOTHROW(p = profile::parse_profile(j.dump(), name, d));
     CHECK_FALSE(p.has_value());
     CHECK(d.has_errors());
     return errors(d);
@@ -80,7 +80,7 @@ TEST_CASE("profile import: shared per-layer profiles, counts, bytes, order, iden
     for (const auto& w : kWorkloads) {
         CAPTURE(w.file);
         Diagnostics d;
-        auto p = compiler::load_profile(data_path(w.file), d);
+        auto p = profile::load_profile(data_path(w.file), d);
         REQUIRE(p);
         CHECK_FALSE(d.has_errors());
         CHECK(p->source == Profile::Source::LayerJson);
@@ -109,7 +109,7 @@ TEST_CASE("profile import: shared per-layer profiles, counts, bytes, order, iden
             CHECK(p->layers[i].bwd_order == static_cast<int>(w.layers - 1 - i));
     }
     Diagnostics d;
-    auto r = compiler::load_profile(data_path("resnet18_layers.json"), d);
+    auto r = profile::load_profile(data_path("resnet18_layers.json"), d);
     REQUIRE(r);
     CHECK(r->layers[2].name == "layer1.0.conv1");
     CHECK(r->layers[2].ident == "layer1_0_conv1");
@@ -122,7 +122,7 @@ TEST_CASE("profile import: fitted distributions keep the profile's means; tails 
         CAPTURE(w.file);
         json j = read_json(w.file);
         Diagnostics d;
-        auto p = compiler::load_profile(data_path(w.file), d);
+        auto p = profile::load_profile(data_path(w.file), d);
         REQUIRE(p);
         const json& tot = j["totals"];
         const double zg = tot["zero_grad_s"]["mean"], ftail = tot["fwd_tail_s"]["mean"],
@@ -176,31 +176,31 @@ TEST_CASE("ddp_buckets: hand-derived assignment") {
     Profile p;
     const double b[] = {3, 5, 2, 7, 1};
     for (int i = 0; i < 5; ++i) {
-        compiler::ProfiledLayer l;
+        profile::ProfiledLayer l;
         l.name = "l" + std::to_string(i);
         l.bytes = b[i];
         l.bwd_order = 4 - i;
         p.layers.push_back(l);
     }
-    auto got = compiler::ddp_buckets(p, 6, 4);
+    auto got = profile::ddp_buckets(p, 6, 4);
     CHECK(got == std::vector<std::vector<int>>{{4, 3}, {2, 1}, {0}});
     // A layer larger than the cap ends the bucket it lands in: cap 2 everywhere:
     //   L4: 1; L3: 8 >= 2 → {L4,L3}; L2: 2 >= 2 → {L2}; L1: 5 → {L1}; L0: 3 → {L0}.
-    CHECK(compiler::ddp_buckets(p, 2, 2) ==
+    CHECK(profile::ddp_buckets(p, 2, 2) ==
           std::vector<std::vector<int>>{{4, 3}, {2}, {1}, {0}});
     // A cap above the total: one bucket in ready order.
-    CHECK(compiler::ddp_buckets(p, 100, 100) == std::vector<std::vector<int>>{{4, 3, 2, 1, 0}});
+    CHECK(profile::ddp_buckets(p, 100, 100) == std::vector<std::vector<int>>{{4, 3, 2, 1, 0}});
     // Another recorded order is followed: ready order L0 L1 L2 L3 L4, cap 6 (no first cap):
     //   3; 8 → {L0,L1}; 2; 9 → {L2,L3}; {L4}.
     for (int i = 0; i < 5; ++i) p.layers[i].bwd_order = i;
-    CHECK(compiler::ddp_buckets(p, 6, 6) == std::vector<std::vector<int>>{{0, 1}, {2, 3}, {4}});
+    CHECK(profile::ddp_buckets(p, 6, 6) == std::vector<std::vector<int>>{{0, 1}, {2, 3}, {4}});
 }
 
 TEST_CASE("ddp_buckets: same buckets as PyTorch DDP recorded, both workloads, caps 25 and 1") {
     for (const auto& w : kWorkloads) {
         CAPTURE(w.file);
         Diagnostics d;
-        auto p = compiler::load_profile(data_path(w.file), d);
+        auto p = profile::load_profile(data_path(w.file), d);
         REQUIRE(p);
         REQUIRE(p->recorded_buckets.size() == 2);
         std::set<std::string> caps;
@@ -208,7 +208,7 @@ TEST_CASE("ddp_buckets: same buckets as PyTorch DDP recorded, both workloads, ca
             CAPTURE(rec.cap_key);
             caps.insert(rec.cap_key);
             CHECK(rec.cap_B == std::stod(rec.cap_key) * 1024 * 1024);
-            auto ours = compiler::ddp_buckets(*p, rec.cap_B, 1024 * 1024);  // DDP first cap 1 MiB
+            auto ours = profile::ddp_buckets(*p, rec.cap_B, 1024 * 1024);  // DDP first cap 1 MiB
             REQUIRE(ours.size() == rec.layers.size());
             for (std::size_t b = 0; b < ours.size(); ++b) {
                 CAPTURE(b);
@@ -231,7 +231,7 @@ TEST_CASE("trace import: hand-made trace, exact statistics") {
     // Gaps: a = 160−50 = 110 and 1210−1070 = 140; b.x = 130 and 160; tail = 60 and 40.
     // Two samples x, y: mean (x+y)/2, sample std |x−y|/√2.
     Diagnostics d;
-    auto p = compiler::load_profile(data_path("tiny_trace.json"), d);
+    auto p = profile::load_profile(data_path("tiny_trace.json"), d);
     REQUIRE(p);
     CHECK_FALSE(d.has_errors());
     CHECK(any_contains(messages(d, Diagnostic::Severity::Warning), "no per-layer backward"));
@@ -281,8 +281,8 @@ TEST_CASE("trace import: shared traces agree loosely with the per-layer profiles
     for (const char* wl : {"mlp", "resnet18"}) {
         CAPTURE(wl);
         Diagnostics d1, d2;
-        auto t = compiler::load_profile(data_path(std::string(wl) + "_trace.json"), d1);
-        auto l = compiler::load_profile(data_path(std::string(wl) + "_layers.json"), d2);
+        auto t = profile::load_profile(data_path(std::string(wl) + "_trace.json"), d1);
+        auto l = profile::load_profile(data_path(std::string(wl) + "_layers.json"), d2);
         REQUIRE(t);
         REQUIRE(l);
         CHECK(t->steps == 5);
@@ -304,8 +304,8 @@ TEST_CASE("trace import: shared traces agree loosely with the per-layer profiles
 TEST_CASE("trace import: bare list and traceEvents forms give the same profile") {
     json j = read_json("tiny_trace.json");
     Diagnostics d1, d2;
-    auto a = compiler::parse_profile(j.dump(), "obj.json", d1);
-    auto b = compiler::parse_profile(j["traceEvents"].dump(), "list.json", d2);
+    auto a = profile::parse_profile(j.dump(), "obj.json", d1);
+    auto b = profile::parse_profile(j["traceEvents"].dump(), "list.json", d2);
     REQUIRE(a);
     REQUIRE(b);
     CHECK(a->forward == b->forward);
@@ -318,7 +318,7 @@ TEST_CASE("profile import: unreadable, truncated and empty files give diagnostic
     SUBCASE("truncated JSON") {
         Diagnostics d;
         std::optional<Profile> p;
-        CHECK_NOTHROW(p = compiler::load_profile(data_path("truncated_layers.json"), d));
+        CHECK_NOTHROW(p = profile::load_profile(data_path("truncated_layers.json"), d));
         CHECK_FALSE(p);
         auto e = errors(d);
         REQUIRE(e.size() == 1);
@@ -329,16 +329,16 @@ TEST_CASE("profile import: unreadable, truncated and empty files give diagnostic
         for (const char* f : {"empty_trace.json", "empty_trace_events.json"}) {
             CAPTURE(f);
             Diagnostics d;
-            CHECK_FALSE(compiler::load_profile(data_path(f), d));
+            CHECK_FALSE(profile::load_profile(data_path(f), d));
             CHECK(any_contains(errors(d), "empty trace: no events"));
         }
         Diagnostics d;
-        CHECK_FALSE(compiler::load_profile(data_path("empty_trace_events.json"), d));
+        CHECK_FALSE(profile::load_profile(data_path("empty_trace_events.json"), d));
         CHECK(any_contains(errors(d), "/traceEvents: empty trace"));
     }
     SUBCASE("unreadable file") {
         Diagnostics d;
-        CHECK_FALSE(compiler::load_profile(data_path("no_such_file.json"), d));
+        CHECK_FALSE(profile::load_profile(data_path("no_such_file.json"), d));
         CHECK(any_contains(errors(d), "no_such_file.json: cannot read"));
     }
     SUBCASE("neither format") {
@@ -431,19 +431,19 @@ TEST_CASE("trace import: malformed traces give diagnostics naming the JSON path"
 }
 
 TEST_CASE("to_identifier and collision-free layer identifiers") {
-    CHECK(compiler::to_identifier("layer1.0.conv1") == "layer1_0_conv1");
-    CHECK(compiler::to_identifier("net.0") == "net_0");
-    CHECK(compiler::to_identifier("0") == "_0");
-    CHECK(compiler::to_identifier("") == "layer");
-    CHECK(compiler::to_identifier("true") == "true_");
-    CHECK(compiler::to_identifier("fc") == "fc");
+    CHECK(profile::to_identifier("layer1.0.conv1") == "layer1_0_conv1");
+    CHECK(profile::to_identifier("net.0") == "net_0");
+    CHECK(profile::to_identifier("0") == "_0");
+    CHECK(profile::to_identifier("") == "layer");
+    CHECK(profile::to_identifier("true") == "true_");
+    CHECK(profile::to_identifier("fc") == "fc");
     json j = read_json("mlp_layers.json");
     j["layers"][0]["name"] = "a.b";
     j["layers"][1]["name"] = "a_b";
     j["layers"][2]["name"] = "a-b";
     j.erase("ddp_buckets");
     Diagnostics d;
-    auto p = compiler::parse_profile(j.dump(), "m.json", d);
+    auto p = profile::parse_profile(j.dump(), "m.json", d);
     REQUIRE(p);
     CHECK(p->layers[0].ident == "a_b");
     CHECK(p->layers[1].ident == "a_b_2");
@@ -452,9 +452,9 @@ TEST_CASE("to_identifier and collision-free layer identifiers") {
 
 TEST_CASE("to_sgdnet: layer table in forward order, units, lets; numbers read back") {
     Diagnostics d;
-    auto p = compiler::load_profile(data_path("mlp_layers.json"), d);
+    auto p = profile::load_profile(data_path("mlp_layers.json"), d);
     REQUIRE(p);
-    std::string text = compiler::to_sgdnet(*p, "mlp");
+    std::string text = profile::to_sgdnet(*p, "mlp");
     CAPTURE(text);
     CHECK(text.rfind("// Imported by `sgdnet import-profile` from ", 0) == 0);
     CHECK(text.find("layers mlp {\n") != std::string::npos);
@@ -497,7 +497,7 @@ TEST_CASE("to_sgdnet: layer table in forward order, units, lets; numbers read ba
     Profile q = *p;
     std::swap(q.layers[0].bwd_order, q.layers[1].bwd_order);
     q.layers[2].fwd_time.std_s = 0;
-    std::string t2 = compiler::to_sgdnet(q, "m");
+    std::string t2 = profile::to_sgdnet(q, "m");
     CHECK(t2.find("order = 2;") != std::string::npos);
     CHECK(t2.find("order = 3;") != std::string::npos);
     CHECK(t2.find("net_4: fwd = det(") != std::string::npos);
@@ -509,11 +509,11 @@ TEST_CASE("to_sgdnet: trace without layer ranges gives the coarse lets only") {
     for (const auto& ev : trace["traceEvents"])
         if (ev.value("name", "").rfind("layer_fwd:", 0) != 0) j.push_back(ev);
     Diagnostics d;
-    auto p = compiler::parse_profile(j.dump(), "coarse.json", d);
+    auto p = profile::parse_profile(j.dump(), "coarse.json", d);
     REQUIRE(p);
     CHECK(p->layers.empty());
     CHECK_FALSE(d.has_errors());
-    std::string text = compiler::to_sgdnet(*p, "c");
+    std::string text = profile::to_sgdnet(*p, "c");
     CHECK(text.find("layers c") == std::string::npos);
     CHECK(text.find("let c_compute = lognormal(mean = 970 us") != std::string::npos);
 }
