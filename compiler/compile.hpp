@@ -9,10 +9,9 @@
 
 #include "frontend/diagnostics.hpp"
 #include "net/petri_net.hpp"
+#include "training/kinds.hpp"
 
 namespace sgdnet::compiler {
-
-enum class Granularity { Fine, Coarse };
 
 struct CompileOptions {
     /// `--set NAME=VALUE` pairs; VALUE uses the language's expression syntax (units included).
