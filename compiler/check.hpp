@@ -13,14 +13,10 @@ namespace sgdnet::compiler {
 // The front end's types (AST, diagnostics, source ranges) are this library's vocabulary.
 using namespace sgdnet::frontend;
 
-/// Property names accepted by each block (LANGUAGE.md §5).
-extern const std::vector<std::string> kWorkerProperties;    // compute layers update speed …
-extern const std::vector<std::string> kServerProperties;    // update bandwidth latency
-extern const std::vector<std::string> kTrainingProperties;  // sync granularity model_bytes …
-
 /// Checks every worker, server and training declaration of `ast` against the resolved scope:
-/// counts are integers in 1..kMaxArraySize; every property is known (else "did you mean"), given
-/// once, and evaluates, for every element index `i`, to a value of its kind (distributions for
+/// counts are integers in 1..kMaxArraySize; every property is known (the table of
+/// training_properties.hpp; else "did you mean"), given once, and evaluates, for every element
+/// index `i`, to a value of its kind (evaluate_property(): distributions for
 /// compute/update, a layer table for layers, speed > 0, bandwidth > 0 (a rate), latency >= 0
 /// (a time), batch a positive integer; sync a scheme, granularity fine|coarse, sizes > 0,
 /// sharing fair|fifo, overlap a boolean or a number in [0, 1]). A `training` block needs

@@ -9,13 +9,12 @@
 
 #include "frontend/diagnostics.hpp"
 #include "net/petri_net.hpp"
+#include "training/kinds.hpp"
 
 namespace sgdnet::compiler {
 
 // The front end's types (AST, diagnostics, source ranges) are this library's vocabulary.
 using namespace sgdnet::frontend;
-
-enum class Granularity { Fine, Coarse };
 
 struct CompileOptions {
     /// `--set NAME=VALUE` pairs; VALUE uses the language's expression syntax (units included).

@@ -945,7 +945,7 @@ std::optional<std::string> identifier(const Expr& e) {
 }
 
 std::optional<SyncScheme> evaluate_sync(const Expr& e, const Scope& scope, Diagnostics& diags) {
-    using K = SyncScheme::Kind;
+    using K = SyncKind;
     static const std::vector<std::pair<std::string, K>> schemes{
         {"ps_sync", K::PsSync},         {"ps_async", K::PsAsync},
         {"ps_ssp", K::PsSsp},           {"allreduce_ring", K::AllreduceRing},

@@ -26,6 +26,7 @@
 #include "frontend/diagnostics.hpp"
 #include "compiler/units.hpp"
 #include "net/distribution.hpp"
+#include "training/kinds.hpp"
 
 namespace sgdnet::compiler {
 
@@ -133,8 +134,7 @@ std::optional<std::string> identifier(const Expr& e);
 
 /// The value of `sync` (LANGUAGE.md §5): a scheme name, with `staleness` for ps_ssp.
 struct SyncScheme {
-    enum class Kind { PsSync, PsAsync, PsSsp, AllreduceRing, AllreduceTree, Gossip };
-    Kind kind = Kind::PsSync;
+    SyncKind kind = SyncKind::PsSync;
     int64_t staleness = 0;  // PsSsp only (>= 0)
 };
 /// Evaluates `sync = …`: `ps_sync`, `ps_async`, `ps_ssp(staleness = K)` (K integer >= 0),

@@ -6,7 +6,7 @@
 #include <variant>
 
 #include "frontend/ast.hpp"
-#include "compiler/eval.hpp"
+#include "compiler/training_properties.hpp"
 #include "frontend/parse.hpp"
 
 namespace sgdnet::compiler {
@@ -35,12 +35,6 @@ std::vector<std::string> NetStatistics::lines() const {
 
 namespace {
 
-const Property* find(const std::vector<Property>& props, const char* name) {
-    for (const Property& p : props)
-        if (p.name == name) return &p;
-    return nullptr;
-}
-
 /// True when `ast` is a training model with layer tables lowered at coarse granularity: some
 /// worker has `layers`, and the granularity is coarse by option or by the training block (with
 /// layers the default is fine, LANGUAGE.md §5).
@@ -49,14 +43,16 @@ bool coarse_with_layers(const Ast& ast, const CompileOptions& options) {
     const TrainingDecl* training = nullptr;
     for (const Decl& d : ast.decls) {
         if (auto* n = std::get_if<NodeDecl>(&d); n && n->kind == NodeDecl::Kind::Worker)
-            layers = layers || find(n->properties, "layers") != nullptr;
+            layers = layers || find_property(n->properties, PropertyId::Layers) != nullptr;
         if (auto* t = std::get_if<TrainingDecl>(&d); t && !training) training = t;
     }
     if (!layers) return false;
     if (options.granularity) return *options.granularity == Granularity::Coarse;
     if (!training) return false;
-    const Property* g = find(training->properties, "granularity");
-    return g && identifier(*g->value) == std::optional<std::string>("coarse");
+    const Property* g = find_property(training->properties, PropertyId::Granularity);
+    if (!g) return false;
+    return keyword_value(property_rule(PropertyId::Granularity), *g->value) ==
+           static_cast<int>(Granularity::Coarse);
 }
 
 }  // namespace

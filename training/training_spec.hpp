@@ -10,6 +10,7 @@
 #include "net/distribution.hpp"
 #include "net/petri_net.hpp"
 #include "net/source_range.hpp"
+#include "training/kinds.hpp"
 
 namespace sgdnet::compiler {
 
@@ -46,17 +47,13 @@ struct ServerSpec {
     net::SourceRange where;
 };
 
-enum class SyncKind { PsSync, PsAsync, PsSsp, AllreduceRing, AllreduceTree, Gossip };
-enum class GranularityKind { Fine, Coarse };
-enum class SharingKind { Fair, Fifo };
-
 /// The training block (LANGUAGE.md §5), evaluated.
 struct TrainingSpec {
     std::vector<WorkerSpec> workers;  // ring order = this order
     std::vector<ServerSpec> servers;  // shards; required by ps_* schemes
     SyncKind sync = SyncKind::AllreduceRing;
     int64_t staleness = 0;            // ps_ssp
-    GranularityKind granularity = GranularityKind::Coarse;
+    Granularity granularity = Granularity::Coarse;
     double model_bytes = 0;           // coarse messages; fine uses the layers' bytes
     double bucket_bytes = 25.0 * 1024 * 1024;
     double first_bucket_bytes = 25.0 * 1024 * 1024;

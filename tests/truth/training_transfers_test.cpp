@@ -104,7 +104,7 @@ TrainingSpec fine_ring(int n, int layers, double f, double b, double bytes, doub
         }
     }
     spec.sync = SyncKind::AllreduceRing;
-    spec.granularity = GranularityKind::Fine;
+    spec.granularity = Granularity::Fine;
     spec.model_bytes = layers * bytes;
     return spec;
 }
@@ -120,7 +120,7 @@ TEST_CASE("fine ring, one bucket, no overlap = coarse with the same total comput
     fine.bucket_bytes = fine.first_bucket_bytes = 1e9;
     fine.overlap = false;
     TrainingSpec coarse = fine;
-    coarse.granularity = GranularityKind::Coarse;
+    coarse.granularity = Granularity::Coarse;
     const double s = nl * bytes;
     const double step = nl * (f + b) + 2.0 * (n - 1) * (s / (n * bw) + 2 * l) + upd;
     net::PetriNet fine_net = lower(fine);

@@ -102,7 +102,7 @@ TEST_CASE("spec errors are reported, not thrown") {
     spec.sync = SyncKind::PsSync;
     CHECK(lower_training_spec(spec, net).find("server") != std::string::npos);
     spec.sync = SyncKind::AllreduceRing;
-    spec.granularity = GranularityKind::Fine;
+    spec.granularity = Granularity::Fine;
     CHECK(lower_training_spec(spec, net).find("layer table") != std::string::npos);
 }
 
