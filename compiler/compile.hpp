@@ -13,14 +13,16 @@
 
 namespace sgdnet::compiler {
 
-// The front end's types (AST, diagnostics, source ranges) are this library's vocabulary.
+// The front end's types (AST, diagnostics, source ranges) and the training kinds and specs are
+// this library's vocabulary.
 using namespace sgdnet::frontend;
+using namespace sgdnet::training;
 
 struct CompileOptions {
     /// `--set NAME=VALUE` pairs; VALUE uses the language's expression syntax (units included).
     std::vector<std::pair<std::string, std::string>> overrides;
     /// `--granularity`, overriding the training block's.
-    std::optional<Granularity> granularity;
+    std::optional<training::Granularity> granularity;
 };
 
 /// Runs the whole pipeline (parse → build AST → resolve → check → lower → validate) on `text`,

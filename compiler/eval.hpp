@@ -30,8 +30,10 @@
 
 namespace sgdnet::compiler {
 
-// The front end's types (AST, diagnostics, source ranges) are this library's vocabulary.
+// The front end's types (AST, diagnostics, source ranges) and the training kinds and specs are
+// this library's vocabulary.
 using namespace sgdnet::frontend;
+using namespace sgdnet::training;
 
 /// A layer table (LANGUAGE.md §5): rows in forward order, canonical units.
 struct LayerTable {

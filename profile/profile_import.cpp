@@ -687,7 +687,7 @@ std::vector<std::vector<int>> ddp_buckets(const Profile& p, double bucket_cap_B,
         return p.layers[static_cast<std::size_t>(a)].bwd_order <
                p.layers[static_cast<std::size_t>(b)].bwd_order;
     });
-    return compiler::ddp_bucket_assignment(ready, bytes, bucket_cap_B, first_bucket_cap_B);
+    return training::ddp_bucket_assignment(ready, bytes, bucket_cap_B, first_bucket_cap_B);
 }
 
 std::string to_sgdnet(const Profile& p, const std::string& name) {

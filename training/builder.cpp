@@ -5,7 +5,7 @@
 #include <cmath>
 #include <utility>
 
-namespace sgdnet::compiler::training {
+namespace sgdnet::training {
 namespace {
 
 using net::ExprOp;
@@ -266,4 +266,4 @@ void Builder::add_nic_measures() {
     }
 }
 
-}  // namespace sgdnet::compiler::training
+}  // namespace sgdnet::training

@@ -10,7 +10,7 @@
 #include "training/training_spec.hpp"
 #include "net/petri_net.hpp"
 
-namespace sgdnet::compiler::training {
+namespace sgdnet::training {
 
 using net::Arc;
 using net::PlaceId;
@@ -102,4 +102,4 @@ net::Distribution sum_of(const std::vector<net::Distribution>& parts);
 /// `d` scaled by factor (unchanged when factor == 1).
 net::Distribution scaled(const net::Distribution& d, double factor);
 
-}  // namespace sgdnet::compiler::training
+}  // namespace sgdnet::training

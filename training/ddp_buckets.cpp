@@ -5,7 +5,7 @@
 #include <numeric>
 #include <utility>
 
-namespace sgdnet::compiler {
+namespace sgdnet::training {
 
 std::vector<std::vector<int>> ddp_bucket_assignment(const std::vector<int>& ready,
                                                     const std::vector<double>& bytes,
@@ -59,4 +59,4 @@ std::vector<Bucket> make_buckets(const std::vector<LayerSpec>& layers, double fi
     return buckets;
 }
 
-}  // namespace sgdnet::compiler
+}  // namespace sgdnet::training

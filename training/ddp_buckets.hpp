@@ -5,7 +5,7 @@
 
 #include "training/training_spec.hpp"
 
-namespace sgdnet::compiler {
+namespace sgdnet::training {
 
 /// PyTorch DDP's bucket rule (torch/csrc/distributed/c10d/reducer.cpp,
 /// compute_bucket_assignment_by_size), the one implementation used by profile import's
@@ -37,4 +37,4 @@ std::vector<int> gradient_ready_order(const std::vector<LayerSpec>& layers);
 std::vector<Bucket> make_buckets(const std::vector<LayerSpec>& layers, double first_cap,
                                  double cap);
 
-}  // namespace sgdnet::compiler
+}  // namespace sgdnet::training

@@ -11,7 +11,7 @@
 
 #include "training/lowering.hpp"
 
-namespace sgdnet::compiler::training {
+namespace sgdnet::training {
 
 void Lowering::gossip() {
     for (int i = 0; i < n_; ++i) {
@@ -64,4 +64,4 @@ void Lowering::gossip() {
     }
 }
 
-}  // namespace sgdnet::compiler::training
+}  // namespace sgdnet::training

@@ -4,7 +4,7 @@
 // TrainingSpec use the very same enums.
 #pragma once
 
-namespace sgdnet::compiler {
+namespace sgdnet::training {
 
 /// `sync = …` (§5.2).
 enum class SyncKind { PsSync, PsAsync, PsSsp, AllreduceRing, AllreduceTree, Gossip };
@@ -20,4 +20,4 @@ enum class Granularity { Fine, Coarse };
 /// `sharing = …` (§5.1): how the messages of one NIC direction share it.
 enum class SharingKind { Fair, Fifo };
 
-}  // namespace sgdnet::compiler
+}  // namespace sgdnet::training

@@ -18,8 +18,7 @@
 
 #include "training/lowering.hpp"
 
-namespace sgdnet::compiler {
-namespace training {
+namespace sgdnet::training {
 
 using net::Measure;
 
@@ -228,8 +227,6 @@ void Lowering::measures() {
     b_.add_nic_measures();
 }
 
-}  // namespace training
-
 std::string lower_training_spec(const TrainingSpec& spec, net::PetriNet& out) {
     if (spec.workers.empty()) return "the training system has no workers";
     if (parameter_server(spec.sync) && spec.servers.empty()) {
@@ -259,8 +256,8 @@ std::string lower_training_spec(const TrainingSpec& spec, net::PetriNet& out) {
     if (!(spec.bucket_bytes > 0) || !(spec.first_bucket_bytes > 0)) {
         return "bucket sizes must be > 0";
     }
-    training::Lowering(spec, out).run();
+    Lowering(spec, out).run();
     return {};
 }
 
-}  // namespace sgdnet::compiler
+}  // namespace sgdnet::training

@@ -15,7 +15,7 @@
 #include "training/ddp_buckets.hpp"
 #include "training/training_spec.hpp"
 
-namespace sgdnet::compiler::training {
+namespace sgdnet::training {
 
 using Arcs = std::vector<Arc>;
 /// One list of arcs per position (per layer, per message of a stream, per worker, …).
@@ -111,4 +111,4 @@ private:
     std::vector<std::vector<net::Measure::Term>> wbusy_, sbusy_;
 };
 
-}  // namespace sgdnet::compiler::training
+}  // namespace sgdnet::training

@@ -26,7 +26,7 @@
 
 #include "training/lowering.hpp"
 
-namespace sgdnet::compiler::training {
+namespace sgdnet::training {
 
 namespace {
 
@@ -342,4 +342,4 @@ void Lowering::ps_fine_worker(int i, const PsShared& ps, const PsGroups& g,
     fine_compute(i, start_in, gate, {}, bwd_out, last_out);
 }
 
-}  // namespace sgdnet::compiler::training
+}  // namespace sgdnet::training

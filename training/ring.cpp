@@ -28,7 +28,7 @@
 
 #include "training/lowering.hpp"
 
-namespace sgdnet::compiler::training {
+namespace sgdnet::training {
 
 void Lowering::ring() {
     const std::vector<Bucket> buckets = step_buckets();
@@ -127,4 +127,4 @@ void Lowering::ring_single(const std::vector<Bucket>& buckets) {
     }
 }
 
-}  // namespace sgdnet::compiler::training
+}  // namespace sgdnet::training

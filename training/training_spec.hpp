@@ -12,7 +12,7 @@
 #include "net/source_range.hpp"
 #include "training/kinds.hpp"
 
-namespace sgdnet::compiler {
+namespace sgdnet::training {
 
 inline constexpr double kInfiniteBandwidth = std::numeric_limits<double>::infinity();
 
@@ -69,4 +69,4 @@ struct TrainingSpec {
 /// non-positive speed or bandwidth.
 std::string lower_training_spec(const TrainingSpec& spec, net::PetriNet& out);
 
-}  // namespace sgdnet::compiler
+}  // namespace sgdnet::training

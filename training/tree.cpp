@@ -11,7 +11,7 @@
 
 #include "training/lowering.hpp"
 
-namespace sgdnet::compiler::training {
+namespace sgdnet::training {
 
 void Lowering::tree() {
     const std::vector<Bucket> buckets = step_buckets();
@@ -105,4 +105,4 @@ void Lowering::tree() {
     }
 }
 
-}  // namespace sgdnet::compiler::training
+}  // namespace sgdnet::training
