@@ -35,6 +35,15 @@ int exit_code(Status s) {
     return kExitInternal;
 }
 
+/// The exit code once standard output is flushed: a failed write (a full disk, a closed output)
+/// is an error like an unwritable `-o` file (exit 2), even when the command itself succeeded.
+int with_output_flushed(int code) {
+    std::cout.flush();
+    if (std::cout) return code;
+    std::cerr << "error: cannot write to standard output (disk full, or the output closed)\n";
+    return code == kExitOk || code == kExitPrecision ? kExitInput : code;
+}
+
 /// `FILE:LINE:COL: note: …` pointing at the net element a SolveError names, when known.
 void print_solve_error_notes(const sgdnet::solver::SolveError& e, const Context& ctx) {
     if (!ctx.net) return;
@@ -173,12 +182,12 @@ int main(int argc, char** argv) {
     Context ctx;
     try {
         app.parse(argc, argv);
-        if (*check) return exit_code(cmd_check(check_args));
-        if (*compile) return exit_code(cmd_compile(compile_args));
-        if (*run) return exit_code(cmd_run(run_args, ctx));
-        if (*import_profile) return exit_code(cmd_import_profile(import_args));
+        if (*check) return with_output_flushed(exit_code(cmd_check(check_args)));
+        if (*compile) return with_output_flushed(exit_code(cmd_compile(compile_args)));
+        if (*run) return with_output_flushed(exit_code(cmd_run(run_args, ctx)));
+        if (*import_profile) return with_output_flushed(exit_code(cmd_import_profile(import_args)));
         if (*sweep) {
-            const int code = exit_code(cmd_sweep(sweep_args, ctx));
+            const int code = with_output_flushed(exit_code(cmd_sweep(sweep_args, ctx)));
             if (ctx.end_at_once) {
                 std::cout.flush();
                 std::cerr.flush();
@@ -186,7 +195,7 @@ int main(int argc, char** argv) {
             }
             return code;
         }
-        if (*merge) return exit_code(cmd_merge(merge_args));
+        if (*merge) return with_output_flushed(exit_code(cmd_merge(merge_args)));
         return kExitInput;
     } catch (const CLI::ParseError& e) {
         const int code = app.exit(e);  // prints help, version or the usage error

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end tests of the `sgdnet` command (LANGUAGE.md §7): help/version, exit codes 0/2/3/4,
-# diagnostics format, --emit/-o, JSON/CSV shapes, --set, and determinism across --threads.
+# diagnostics format, --emit/-o, JSON/CSV shapes, --set, determinism across --threads, and
+# output that cannot be written (exit 2).
 set -u
 SGDNET=$1 EXAMPLES=$2
 tmp=$(mktemp -d)
@@ -83,6 +84,25 @@ grep -q '^warning: ' "$tmp/err" && ok "warning printed" || no "warning printed"
 "$SGDNET" run "$EXAMPLES/md1.sgdnet" --seed 7 --threads 1 --format json | sed 's/"wall_s":[^,}]*//' >"$tmp/t1"
 "$SGDNET" run "$EXAMPLES/md1.sgdnet" --seed 7 --threads 2 --format json | sed 's/"wall_s":[^,}]*//' >"$tmp/t2"
 [ -s "$tmp/t1" ] && cmp -s "$tmp/t1" "$tmp/t2" && ok "deterministic across --threads" || no "threads change results"
+
+# Output that cannot be written is an error, not a silent success: /dev/full refuses every write.
+if [ -w /dev/full ]; then
+    for cmd in "run $EXAMPLES/mm1k.sgdnet --solver exact --format json" \
+               "compile $EXAMPLES/mm1k.sgdnet --emit dot" \
+               "sweep $EXAMPLES/mm1k.sgdnet --set mm1k.K=2..3 --format jsonl -q"; do
+        # shellcheck disable=SC2086  # the command's words
+        "$SGDNET" $cmd >/dev/full 2>"$tmp/err"
+        rc=$?
+        if [ $rc -eq 2 ] && grep -q '^error: cannot write to standard output' "$tmp/err"; then
+            ok "${cmd%% *} > /dev/full: exit 2 and a message"
+        else
+            no "${cmd%% *} > /dev/full: exit $rc"
+            cat "$tmp/err"
+        fi
+    done
+else
+    echo "skip: /dev/full is not writable here, write errors not tested"
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
