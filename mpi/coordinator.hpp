@@ -53,19 +53,12 @@ class Coordinator {
     sweep::SweepSummary summary() const;
 
   private:
-    void deliver(std::size_t slot);
-
     const sweep::CompiledSweep& sweep_;
-    const sweep::SweepOptions& options_;
-    const sweep::RowCallback& on_row_;
-    std::vector<std::size_t> todo_;                     // points to solve, in order
-    std::vector<std::optional<sweep::SweepRow>> rows_;  // by slot (position in todo_)
-    std::map<int, std::size_t> in_flight_;              // rank → slot
-    std::size_t next_ = 0;                              // first slot not handed out
-    std::size_t delivered_ = 0;                         // first slot not delivered
+    std::vector<std::size_t> todo_;         // points to solve, in order (sweep::points_to_solve)
+    sweep::RowBuffer rows_;                 // finished rows by slot (position in todo_), in order
+    std::map<int, std::size_t> in_flight_;  // rank → slot
+    std::size_t next_ = 0;                  // first slot not handed out
     bool stopped_ = false;
-    bool precision_reached_ = true;
-    sweep::SweepProgress progress_;
 };
 
 }  // namespace sgdnet::mpi

@@ -27,19 +27,6 @@ std::optional<net::PetriNet> compile_point(const SweepPlan& plan, std::size_t k,
     return compiler::compile_file(plan.model_path, options, diags);
 }
 
-/// The points to solve, in order: those `skip` does not flag.
-std::vector<std::size_t> points_to_solve(std::size_t points, const std::vector<bool>& skip) {
-    if (!skip.empty() && skip.size() != points) {
-        throw std::invalid_argument("run_sweep: options.skip has " + std::to_string(skip.size()) +
-                                    " flags for " + std::to_string(points) + " points");
-    }
-    std::vector<std::size_t> todo;
-    for (std::size_t k = 0; k < points; ++k) {
-        if (skip.empty() || !skip[k]) todo.push_back(k);
-    }
-    return todo;
-}
-
 /// Solves one point; a SolveError becomes the row's error.
 SweepRow solve_point(const CompiledSweep& sweep, std::size_t k, const SweepOptions& options) {
     SweepRow row;
@@ -54,62 +41,58 @@ SweepRow solve_point(const CompiledSweep& sweep, std::size_t k, const SweepOptio
     return row;
 }
 
-/// The rows finished so far, held until every earlier row is delivered, and the counters.
-/// Not thread-safe: run_sweep calls it under one lock.
-class RowBuffer {
-public:
-    RowBuffer(std::size_t to_solve, const RowCallback& on_row, const SweepOptions& options)
-        : rows_(to_solve), on_row_(on_row), options_(options) {
-        progress_.to_solve = to_solve;
-    }
-
-    /// Stores the row of the `slot`-th point to solve, delivers the rows now in order, then
-    /// reports progress.
-    void finish(std::size_t slot, SweepRow&& row) {
-        progress_.point = row.index;
-        progress_.point_failed = row.error.has_value();
-        if (row.error) {
-            ++progress_.failed;
-        } else {
-            ++progress_.solved;
-            if (!row.result->precision_reached) precision_reached_ = false;
-        }
-        rows_[slot] = std::move(row);
-        while (next_ < rows_.size() && rows_[next_]) deliver(next_++);
-        if (options_.on_progress) options_.on_progress(progress_);
-    }
-
-    /// After a cancel: delivers the rows finished past the first unfinished one, in order.
-    void deliver_rest() {
-        for (std::size_t slot = next_; slot < rows_.size(); ++slot) {
-            if (rows_[slot]) deliver(slot);
-        }
-        next_ = rows_.size();
-    }
-
-    void summarize(SweepSummary& summary) const {
-        summary.solved = progress_.solved;
-        summary.failed = progress_.failed;
-        summary.not_run = rows_.size() - progress_.solved - progress_.failed;
-        summary.precision_reached = precision_reached_;
-    }
-
-private:
-    void deliver(std::size_t slot) {
-        SweepRow row = std::move(*rows_[slot]);
-        rows_[slot].reset();
-        on_row_(std::move(row));
-    }
-
-    std::vector<std::optional<SweepRow>> rows_;  // by position among the points to solve
-    std::size_t next_ = 0;                       // first slot not delivered
-    SweepProgress progress_;
-    bool precision_reached_ = true;
-    const RowCallback& on_row_;
-    const SweepOptions& options_;
-};
-
 }  // namespace
+
+std::vector<std::size_t> points_to_solve(std::size_t points, const std::vector<bool>& skip) {
+    if (!skip.empty() && skip.size() != points) {
+        throw std::invalid_argument("options.skip has " + std::to_string(skip.size()) +
+                                    " flags for " + std::to_string(points) + " points");
+    }
+    std::vector<std::size_t> todo;
+    for (std::size_t k = 0; k < points; ++k) {
+        if (skip.empty() || !skip[k]) todo.push_back(k);
+    }
+    return todo;
+}
+
+RowBuffer::RowBuffer(std::size_t to_solve, const RowCallback& on_row, const SweepOptions& options)
+    : rows_(to_solve), on_row_(on_row), options_(options) {
+    progress_.to_solve = to_solve;
+}
+
+void RowBuffer::finish(std::size_t slot, SweepRow&& row) {
+    progress_.point = row.index;
+    progress_.point_failed = row.error.has_value();
+    if (row.error) {
+        ++progress_.failed;
+    } else {
+        ++progress_.solved;
+        if (!row.result->precision_reached) precision_reached_ = false;
+    }
+    rows_[slot] = std::move(row);
+    while (next_ < rows_.size() && rows_[next_]) deliver(next_++);
+    if (options_.on_progress) options_.on_progress(progress_);
+}
+
+void RowBuffer::deliver_rest() {
+    for (std::size_t slot = next_; slot < rows_.size(); ++slot) {
+        if (rows_[slot]) deliver(slot);
+    }
+    next_ = rows_.size();
+}
+
+void RowBuffer::summarize(SweepSummary& summary) const {
+    summary.solved = progress_.solved;
+    summary.failed = progress_.failed;
+    summary.not_run = rows_.size() - progress_.solved - progress_.failed;
+    summary.precision_reached = precision_reached_;
+}
+
+void RowBuffer::deliver(std::size_t slot) {
+    SweepRow row = std::move(*rows_[slot]);
+    rows_[slot].reset();
+    on_row_(std::move(row));
+}
 
 std::vector<PointParam> point_params(const SweepPlan& plan, std::size_t k) {
     std::vector<PointParam> out;

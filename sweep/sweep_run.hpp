@@ -156,6 +156,36 @@ struct SweepSummary {
     bool cancelled() const { return not_run > 0; }
 };
 
+/// The points to solve, in order: those `skip` does not flag (SweepOptions::skip). Throws
+/// std::invalid_argument when `skip` is neither empty nor one flag per point.
+std::vector<std::size_t> points_to_solve(std::size_t points, const std::vector<bool>& skip);
+
+/// The rows finished so far, held until every earlier row is delivered, and the progress
+/// counters: the in-order delivery of run_sweep, shared with the MPI coordinator. A slot is a
+/// position among the points to solve (points_to_solve). Not thread-safe: one caller at a time.
+/// `on_row` and `options` must outlive it.
+class RowBuffer {
+public:
+    RowBuffer(std::size_t to_solve, const RowCallback& on_row, const SweepOptions& options);
+    /// Stores the row of `slot`, delivers the rows now in order, then reports progress
+    /// (SweepOptions::on_progress).
+    void finish(std::size_t slot, SweepRow&& row);
+    /// After a cancel: delivers the rows finished past the first unfinished one, in order.
+    void deliver_rest();
+    /// Fills the solved, failed, not_run and precision_reached counters of `summary`.
+    void summarize(SweepSummary& summary) const;
+
+private:
+    void deliver(std::size_t slot);
+
+    std::vector<std::optional<SweepRow>> rows_;  // by slot
+    std::size_t next_ = 0;                       // first slot not delivered
+    SweepProgress progress_;
+    bool precision_reached_ = true;
+    const RowCallback& on_row_;
+    const SweepOptions& options_;
+};
+
 /// Solves every point of `sweep` that `options.skip` does not skip, in parallel (TBB), and
 /// hands each finished row to `on_row` in point order: a row that finishes before an earlier
 /// one is held back until all earlier ones are delivered. A point whose solve throws
