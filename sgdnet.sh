@@ -6,6 +6,7 @@
 #   ./sgdnet.sh test    install deps, build, run every test label, then unit+golden under
 #                       AddressSanitizer/UBSan (the README's second command; CI runs it)
 #   ./sgdnet.sh build   install deps and build into build/
+#   ./sgdnet.sh validation-deps   also install PyTorch (profiling workloads, examples/validation)
 #
 # Environment: SGDNET_JOBS (parallel jobs, default: number of cores), SGDNET_BUILD_DIR (build/),
 # SGDNET_ASAN_BUILD_DIR (build-asan/).
@@ -67,8 +68,9 @@ case "${1:-}" in
     test) run_tests ;;
     build) deps && configure_and_build "$BUILD" ;;
     deps) deps ;;
+    validation-deps) bash "$ROOT/scripts/install-deps.sh" --validation ;;
     *)
-        echo "usage: $0 demo|test|build|deps" >&2
+        echo "usage: $0 demo|test|build|deps|validation-deps" >&2
         exit 2
         ;;
 esac

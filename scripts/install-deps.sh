@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages sgdnet needs to build and test; idempotent (skips what is
 # installed, runs apt-get update only when something is missing), as root or through sudo.
+#
+#   scripts/install-deps.sh               build and test dependencies
+#   scripts/install-deps.sh --validation  also PyTorch, to profile workloads (examples/profiling,
+#                                         examples/validation)
 set -euo pipefail
 
 PACKAGES=(
@@ -14,6 +18,9 @@ PACKAGES=(
     pybind11-dev python3-pybind11 python3-dev python3-pytest python3-pandas python3-matplotlib
     libopenmpi-dev openmpi-bin
 )
+if [ "${1:-}" = "--validation" ]; then
+    PACKAGES+=(python3-torch python3-torchvision)
+fi
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

@@ -9,14 +9,20 @@ Writes, in --out-dir:
                     step_K / zero_grad / forward / backward / optimizer and
                     layer_fwd:<name> around every layer's forward.
 
-Needs only torch (torchvision for --model resnet18).  Examples:
+Needs only torch (torchvision for --model resnet18 / mobilenet_v2).  Examples:
   python3 profile_model.py --model mlp --batch 32
-  python3 profile_model.py --model resnet18 --batch 16
+  python3 profile_model.py --model mobilenet_v2 --batch 16
+  python3 profile_model.py --model tiny_transformer:build --batch 4
   python3 profile_model.py --model mypkg.models:make_net --input-shape 3,224,224 --classes 1000
 
-A user model is given as MODULE:FUNCTION, a function with no argument returning an
-nn.Module that maps a float tensor of shape (batch, *input_shape) to class logits.
-Run it with the thread count of one training rank (--threads) on an idle machine.
+A user workload is MODULE:FUNCTION (MODULE found on PYTHONPATH, WORKLOAD_PATH or the current
+folder). FUNCTION(batch) returns (model, inputs, targets, loss_fn) -- inputs of any type, e.g.
+integer token ids -- or FUNCTION() returns an nn.Module mapping a float tensor of shape
+(batch, *input_shape) to class logits (random inputs, CrossEntropyLoss).
+Then comm_probe.py measures, with two local gloo ranks, the CPU cost of communication per
+byte, the fixed cost per message, and the compute slowdown beside communication
+(--no-comm-probe skips it). Run it with the thread count of one training rank (--threads) on
+an idle machine.
 """
 
 import argparse
@@ -72,16 +78,42 @@ class MLP(nn.Module):
         return self.net(x)
 
 
-def build_model(spec, classes):
-    if spec == "mlp":
-        return MLP(classes=classes), (1024,)
-    if spec == "resnet18":
-        import torchvision  # only needed for this demo model
-        return torchvision.models.resnet18(num_classes=classes), (3, 32, 32)
+BUILTIN_SHAPES = {"mlp": (1024,), "resnet18": (3, 32, 32), "mobilenet_v2": (3, 64, 64)}
+
+
+def build_workload(spec, batch, classes, input_shape):
+    """(model, inputs, targets, loss_fn) for a built-in name or MODULE:FUNCTION.
+
+    FUNCTION(batch) returning (model, inputs, targets, loss_fn) is the convention of training
+    scripts that bring their own inputs (integer token ids included); a FUNCTION() returning
+    an nn.Module is given random float inputs of --input-shape and class targets."""
+    if spec in BUILTIN_SHAPES:
+        if spec == "mlp":
+            model = MLP(classes=classes)
+        else:
+            import torchvision  # only needed for these demo models
+            model = getattr(torchvision.models, spec)(num_classes=classes)
+        shape = input_shape or BUILTIN_SHAPES[spec]
+        return model, torch.randn(batch, *shape), torch.randint(0, classes, (batch,)), \
+            nn.CrossEntropyLoss()
     if ":" not in spec:
-        sys.exit(f"--model: expected mlp, resnet18 or MODULE:FUNCTION, got {spec!r}")
+        sys.exit(f"--model: expected mlp, resnet18, mobilenet_v2 or MODULE:FUNCTION, got {spec!r}")
     module, func = spec.split(":", 1)
-    return getattr(importlib.import_module(module), func)(), None
+    for folder in [os.getcwd()] + [d for d in os.environ.get("WORKLOAD_PATH", "").split(":") if d]:
+        sys.path.insert(0, folder)
+    fn = getattr(importlib.import_module(module), func)
+    try:
+        built = fn(batch)
+    except TypeError:
+        built = fn()
+    if isinstance(built, tuple) and len(built) == 4:
+        return built
+    if not isinstance(built, nn.Module):
+        sys.exit(f"{spec}: expected (model, inputs, targets, loss_fn) or an nn.Module")
+    if input_shape is None:
+        sys.exit("--input-shape is required for a MODULE:FUNCTION that returns only a model")
+    return built, torch.randn(batch, *input_shape), torch.randint(0, classes, (batch,)), \
+        nn.CrossEntropyLoss()
 
 
 # --------------------------------------------------------------------------------------------
@@ -93,33 +125,33 @@ def stats(xs):
             "n": len(xs)}
 
 
-def param_layers(model):
-    """Leaf-level owners of parameters: modules with parameters of their own (recurse=False)."""
-    seen, out = set(), []
+def param_layers(model, x):
+    """Layers in forward order: each parameter belongs to the innermost module that owns it and
+    whose forward() runs (a module whose weights its parent uses directly, such as the output
+    projection inside nn.MultiheadAttention, gives them to that parent)."""
+    called, handles = [], []
     for name, m in model.named_modules():
-        own = [(pn, p) for pn, p in m.named_parameters(recurse=False)
-               if p.requires_grad and id(p) not in seen]
-        if own:
-            for _, p in own:
-                seen.add(id(p))
-            out.append((name, m, [(f"{name}.{pn}" if name else pn, p) for pn, p in own]))
-    return out
-
-
-def forward_order(model, layers, x):
-    """Order of first forward call of each layer (one untimed forward pass)."""
-    order, handles = [], []
-    for i, (_, m, _) in enumerate(layers):
         handles.append(m.register_forward_hook(
-            lambda mod, inp, out, i=i: order.append(i) if i not in order else None))
+            lambda mod, inp, out, name=name: called.append(name) if name not in called else None))
     with torch.no_grad():
         model(x)
     for h in handles:
         h.remove()
-    missing = [layers[i][0] for i in range(len(layers)) if i not in order]
-    if missing:
-        sys.exit(f"layers never called in forward: {missing}")
-    return [layers[i] for i in order]
+    modules = dict(model.named_modules())
+    rank = {name: k for k, name in enumerate(called)}  # order of first forward completion
+    owned, seen = {}, set()
+    for pname, p in model.named_parameters():
+        if not p.requires_grad or id(p) in seen:
+            continue
+        seen.add(id(p))
+        parts = pname.split(".")[:-1]
+        owner = next((".".join(parts[:k]) for k in range(len(parts), -1, -1)
+                      if ".".join(parts[:k]) in rank), None)
+        if owner is None:
+            sys.exit(f"parameter {pname} belongs to no module whose forward runs")
+        owned.setdefault(owner, []).append((pname, p))
+    # Forward order = order of completion, as the gap times (fwd_s) are defined.
+    return [(name, modules[name], owned[name]) for name in sorted(owned, key=rank.get)]
 
 
 def one_step(model, opt, loss_fn, x, y):
@@ -292,7 +324,8 @@ def ddp_buckets(model, make_opt, loss_fn, x, y, layers, caps_mb):
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--model", default="mlp", help="mlp, resnet18 or MODULE:FUNCTION")
+    ap.add_argument("--model", default="mlp",
+                    help="mlp, resnet18, mobilenet_v2 or MODULE:FUNCTION (see above)")
     ap.add_argument("--name", help="output name (default: the model's)")
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--input-shape", help="per-sample input shape, e.g. 3,32,32")
@@ -305,23 +338,22 @@ def main():
     ap.add_argument("--trace-steps", type=int, default=5)
     ap.add_argument("--bucket-caps", default="25,1", help="DDP bucket_cap_mb values; '' = none")
     ap.add_argument("--out-dir", default=".")
+    ap.add_argument("--no-comm-probe", action="store_true",
+                    help="skip the communication probes (comm_probe.py; two local gloo ranks)")
     a = ap.parse_args()
 
     torch.manual_seed(0)
     torch.set_num_threads(a.threads)
-    model, default_shape = build_model(a.model, a.classes)
-    shape = tuple(int(v) for v in a.input_shape.split(",")) if a.input_shape else default_shape
-    if shape is None:
-        sys.exit("--input-shape is required for a user model")
+    shape = tuple(int(v) for v in a.input_shape.split(",")) if a.input_shape else None
+    model, x, y, loss_fn = build_workload(a.model, a.batch, a.classes, shape)
     name = a.name or (a.model if ":" not in a.model else a.model.split(":")[1])
-    x = torch.randn(a.batch, *shape)
-    y = torch.randint(0, a.classes, (a.batch,))
-    loss_fn = nn.CrossEntropyLoss()
+    if ":" in a.model and not a.name:
+        name = a.model.split(":")[0].split(".")[-1]
 
     def make_opt(params):
         return torch.optim.SGD(params, lr=a.lr, momentum=a.momentum)
 
-    layers = forward_order(model, param_layers(model), x)
+    layers = param_layers(model, x)
     opt = make_opt(model.parameters())
     rec, fwd_gap, fwd_own, bwd_gap, bwd_off, position, stable = timed_run(
         model, opt, loss_fn, x, y, layers, a.warmup, a.steps)
@@ -333,6 +365,10 @@ def main():
                  os.path.join(a.out_dir, trace_name))
     caps = [float(c) for c in a.bucket_caps.split(",") if c.strip()]
     buckets = ddp_buckets(model, make_opt, loss_fn, x, y, layers, caps) if caps else None
+    comm = None
+    if not a.no_comm_probe:
+        import comm_probe
+        comm = comm_probe.probe(lambda: one_step(model, opt, loss_fn, x, y), a.threads)
 
     out_layers = []
     for i, (lname, m, params) in enumerate(layers):
@@ -345,7 +381,7 @@ def main():
             "bwd_s": stats(bwd_gap[i]), "bwd_ready_offset_s": stats(bwd_off[i]),
             "bwd_order": position[i], "bwd_order_stable": stable[i]})
     doc = {
-        "workload": name, "batch": a.batch, "input_shape": [a.batch, *shape],
+        "workload": name, "batch": a.batch, "input_shape": list(x.shape),
         "threads": a.threads, "warmup_steps": a.warmup, "timed_steps": a.steps,
         "optimizer": f"SGD(lr={a.lr}, momentum={a.momentum})", "loss": "CrossEntropyLoss",
         "total_param_bytes": sum(l["param_bytes"] for l in out_layers),
@@ -359,6 +395,8 @@ def main():
     }
     if buckets is not None:
         doc["ddp_buckets"] = buckets
+    if comm is not None:
+        doc["comm_probe"] = comm
     path = os.path.join(a.out_dir, f"{name}_layers.json")
     with open(path, "w") as f:
         json.dump(doc, f, indent=1)

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""Predicts every measured configuration of runs/ from the one-node profiles of profiles/ and rewrites the table in README.md.
+
+For each workload, `sgdnet import-profile` turns its profile (layer table, step totals and the
+communication probes of comm_probe.py) into `let` definitions; the script writes one model per
+scheme and granularity into models/ (DDP = ring all-reduce; PS sync and async = a parameter
+server on rank 0), runs `sgdnet run` for each configuration, and compares steps/s with the mean
+of the measured repeats.
+
+Where every number comes from (nothing is taken from the runs being predicted):
+- compute, update, layer times and DDP buckets: the workload's profile (one process, no
+  communication);
+- `message_overhead`, `comm_cpu`, host cores: the profile's `comm_probe` (two local processes
+  all-reducing over loopback);
+- link rate: the nominal rate times the efficiency that one TCP stream reached on that link in
+  the `link_check` line of the same measurement file (a test of the link, not of training);
+- the testbed's layout: every rank on the one host, each with its own NIC; PS rank 0 is the
+  server and applies the optimizer; PS messages are one flat tensor sent after the whole
+  backward (so `overlap = false` and one message group).
+The "plain" column is the same fine model without hosts, message overhead and CPU cost of
+communication: what the model predicted before those terms existed.
+
+Usage (from the repository root, after building):
+  python3 examples/validation/predict.py [--sgdnet build/cli/sgdnet] [--jobs 2]
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+BEGIN, END = "<!-- table:begin -->", "<!-- table:end -->"
+RUN_FILES = ["session1.jsonl", "session2.jsonl"]
+WORKLOADS = {"mlp": "mlp", "resnet18": "resnet18", "mobilenet_v2": "mobilenet_v2",
+             "tiny_transformer:build": "tiny_transformer"}
+MODES = {"ddp": "allreduce_ring", "ps-sync": "ps_sync", "ps-async": "ps_async"}
+
+HEADER = """\
+param N = 2;            // workers (PS: the ranks but rank 0)
+param bw = 1 Gbps;      // nominal link rate, each direction (tc tbf on every rank's link)
+param eff = 1;          // TCP efficiency: single-stream link check / nominal rate
+param cap = 25 MiB;     // DDP bucket_cap_mb
+param phi = 0;          // coarse DDP: share of the all-reduce that overlaps the backward
+"""
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode not in (0, 4):
+        sys.exit(f"{' '.join(cmd)} failed ({p.returncode}):\n{p.stderr}")
+    return p.stdout
+
+
+def nominal_mbps(rate):
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([mg])bit", rate)
+    return float(m.group(1)) * (1000.0 if m.group(2) == "g" else 1.0)
+
+
+def model_text(table, wl, mode, gran, plain):
+    """One model: the imported profile, then the testbed's training system."""
+    hosted = not plain
+    host_line = f"  host = h;\n" if hosted else ""
+    lines = [f"// {wl}, {mode}, {gran}-grained{' (no host terms)' if plain else ''}: "
+             f"written by examples/validation/predict.py.",
+             f"model {wl}_{mode.replace('-', '_')}_{gran}{'_plain' if plain else ''};",
+             table, "// ---- the testbed's training system ----", HEADER]
+    if hosted:
+        lines.append(f"host h {{ cores = {wl}_cores; }}  // every rank on the one machine\n")
+    compute = f"  compute = {wl}_compute;\n" if gran == "coarse" else ""
+    if mode == "ddp":
+        lines.append("worker w[N] {\n" + f"  layers = {wl};\n" + compute +
+                     f"  update = {wl}_update;\n  bandwidth = bw * eff;\n" + host_line + "}")
+    else:
+        lines.append("server ps {\n" + f"  update = {wl}_update;   // rank 0 applies the optimizer\n"
+                     "  bandwidth = bw * eff;\n" + host_line + "}")
+        lines.append("worker w[N] {\n" + f"  layers = {wl};\n" + compute +
+                     "  bandwidth = bw * eff;\n" + host_line + "}")
+    t = ["training {", f"  sync = {MODES[mode]};", f"  granularity = {gran};"]
+    if mode == "ddp":
+        t += ["  bucket = cap;", "  first_bucket = 1 MiB;  // DDP's first bucket"]
+        if gran == "coarse":
+            t.append("  overlap = phi;")
+    else:
+        t += ["  bucket = 1 TiB;        // one flat tensor per message",
+              "  overlap = false;       // sent after the whole backward"]
+    if hosted:
+        t += [f"  message_overhead = {wl}_message_overhead;", f"  comm_cpu = {wl}_comm_cpu;"]
+    lines.append("\n".join(t) + "\n}\n")
+    return "\n".join(lines)
+
+
+def write_models(sgdnet, wl):
+    profile = os.path.join(HERE, "profiles", f"{wl}_layers.json")
+    table = run([sgdnet, "import-profile", profile, "--name", wl])
+    table = table.replace(os.path.join(HERE, ""), "examples/validation/")
+    paths = {}
+    for mode in MODES:
+        for gran, plain in (("fine", False), ("coarse", False), ("fine", True)):
+            name = f"{wl}_{mode.replace('-', '_')}_{gran}{'_plain' if plain else ''}.sgdnet"
+            path = os.path.join(HERE, "models", name)
+            with open(path, "w") as f:
+                f.write(model_text(table, wl, mode, gran, plain))
+            paths[(mode, gran, plain)] = path
+    return paths
+
+
+def overlap_share(wl, cap):
+    """Coarse DDP heuristic from the profile's DDP buckets: every bucket but the last one to
+    become ready can be all-reduced during the backward, so that share of the bytes overlaps."""
+    prof = json.load(open(os.path.join(HERE, "profiles", f"{wl}_layers.json")))
+    buckets = prof["ddp_buckets"][f"{cap:g}"]["buckets"]
+    total = sum(b["bytes"] for b in buckets)
+    return 1.0 - buckets[-1]["bytes"] / total
+
+
+def load_configs():
+    configs = {}
+    for fname in RUN_FILES:
+        eff = {}
+        for line in open(os.path.join(HERE, "runs", fname)):
+            r = json.loads(line)
+            if r.get("link_check"):
+                eff[r["bw"]] = r["result"]["mbit_per_s"] / nominal_mbps(r["bw"])
+                continue
+            if r.get("failed") or r["world"] < 2:
+                continue
+            cap = r["bucket_mb"] if r["mode"] == "ddp" else None
+            key = (fname, r["mode"], WORKLOADS[r["workload"]], r["world"], r["bw"], cap)
+            configs.setdefault(key, {"runs": [], "eff": eff})["runs"].append(r["steps_per_s"])
+    return configs
+
+
+def predict(sgdnet, path, sets, seed):
+    cmd = [sgdnet, "run", path, "--format", "json", "--seed", seed, "--threads", "1"]
+    for k, v in sets.items():
+        cmd += ["--set", f"{k}={v}"]
+    return json.loads(run(cmd))["measures"]["steps_per_s"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sgdnet", default=os.path.join(ROOT, "build", "cli", "sgdnet"))
+    ap.add_argument("--seed", default="1")
+    ap.add_argument("--jobs", type=int, default=2)
+    a = ap.parse_args()
+    os.makedirs(os.path.join(HERE, "models"), exist_ok=True)
+    configs = load_configs()
+    models = {wl: write_models(a.sgdnet, wl) for wl in sorted({k[2] for k in configs})}
+
+    jobs = {}
+    with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
+        for key, c in sorted(configs.items()):
+            _, mode, wl, world, rate, cap = key
+            sets = {"N": world - 1 if mode != "ddp" else world,
+                    "bw": f"{nominal_mbps(rate):g}Mbps", "eff": f"{c['eff'][rate]:.6f}"}
+            if mode == "ddp":
+                sets["cap"] = f"{cap:g}MiB"
+            for variant in (("fine", False), ("coarse", False), ("fine", True)):
+                s = dict(sets)
+                if mode == "ddp" and variant == ("coarse", False):
+                    s["phi"] = f"{overlap_share(wl, cap):.6f}"
+                jobs[(key, variant)] = pool.submit(predict, a.sgdnet,
+                                                   models[wl][(mode, *variant)], s, a.seed)
+
+    lines = ["| set | mode | workload | world | link | cap | measured steps/s | fine | err | "
+             "coarse | err | fine, no host terms | err |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    errs = {"fine": [], "coarse": [], "plain": []}
+    for key, c in sorted(configs.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2],
+                                                          kv[0][3], kv[0][4], kv[0][5] or 0)):
+        fname, mode, wl, world, rate, cap = key
+        m = statistics.fmean(c["runs"])
+        cells = []
+        for variant, label in ((("fine", False), "fine"), (("coarse", False), "coarse"),
+                               (("fine", True), "plain")):
+            est = jobs[(key, variant)].result()
+            err = (est["mean"] - m) / m
+            errs[label].append(err)
+            cells += [f"{est['mean']:.4g}", f"{err:+.1%}"]
+        runs = ", ".join(f"{x:.4g}" for x in c["runs"])
+        lines.append(f"| {fname.replace('.jsonl', '')} | {mode} | {wl} | {world} | {rate} | "
+                     f"{'' if cap is None else f'{cap:g} MiB'} | {m:.4g} ({runs}) | " +
+                     " | ".join(cells) + " |")
+    lines.append("")
+    for label, name in (("fine", "fine"), ("coarse", "coarse"), ("plain", "fine without host terms")):
+        e = [abs(x) for x in errs[label]]
+        lines.append(f"- {name}: median |error| {statistics.median(e):.1%}, max {max(e):.1%}, "
+                     f"mean signed error {statistics.fmean(errs[label]):+.1%} "
+                     f"({len(e)} configurations)")
+    table = "\n".join(lines)
+    print(table)
+    readme = os.path.join(HERE, "README.md")
+    text = open(readme).read()
+    i, j = text.index(BEGIN), text.index(END)
+    with open(readme, "w") as f:
+        f.write(text[:i + len(BEGIN)] + "\n" + table + "\n" + text[j:])
+
+
+if __name__ == "__main__":
+    main()
