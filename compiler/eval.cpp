@@ -134,6 +134,8 @@ public:
                 msg += format_number(q->value) + unit_hint(q->value, expected);
             else
                 msg += with_article(q->dim) + " (" + value_text(*q) + ")";
+            if (expected == Dim::seconds() / Dim::bytes() && q->dim == Dim::seconds())
+                msg += "; a time per byte is written as a ratio, e.g. `0.6 ns / 1 B`";
             error(e.range, msg);
             return std::nullopt;
         }
