@@ -1,5 +1,5 @@
-// Unit tests of the evaluation of a training system into a TrainingSpec: hosts, placements and
-// the message costs (docs/language.md, "Hosts").
+// Unit tests of the evaluation of a training system into a TrainingSpec: hosts, placements, the
+// message costs, and the communication members of a profile (docs/language.md, "Hosts").
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -10,11 +10,14 @@
 #include "compiler/check.hpp"
 #include "compiler/lower_training.hpp"
 #include "frontend/parse.hpp"
+#include "profile/profile_import.hpp"
 #include "training/training_spec.hpp"
 
 using namespace sgdnet::compiler;
 
 namespace {
+
+std::string profiles_dir() { return std::string(SGDNET_TEST_DATA_DIR) + "/profiles"; }
 
 /// `text` through parse, resolve, check and evaluate_training_spec (relative files from `dir`).
 struct Evaluated {
@@ -137,4 +140,52 @@ TEST_CASE("message costs: dimensions and bounds") {
                    "message_overhead = 0 s; }\n");
     CHECK(zero.get().comm_cpu_s_per_byte == 0);
     CHECK(zero.get().message_overhead_s == 0);
+}
+
+TEST_CASE("profile members: message_overhead, comm_cpu and cores from the comm_probe object") {
+    Evaluated e("layers net = profile(\"mlp_comm_layers.json\");\n"
+                "host h { cores = net.cores; }\n"
+                "worker w[2] { compute = net.compute; update = net.update; host = h; }\n"
+                "training { sync = allreduce_ring; model_bytes = 10 MB;\n"
+                "  message_overhead = net.message_overhead; comm_cpu = net.comm_cpu; }\n",
+                profiles_dir());
+    const TrainingSpec& s = e.get();
+    REQUIRE(s.hosts.size() == 1);
+    CHECK(s.hosts[0].cores == 2);
+    CHECK(s.message_overhead_s == 1.2e-4);
+    CHECK(s.comm_cpu_s_per_byte == 6e-10);
+    // A profile without the object: an error naming the file, for each member used.
+    Evaluated plain("layers net = profile(\"mlp_layers.json\");\n"
+                    "host h { cores = net.cores; }\n"
+                    "worker w { compute = net.compute; host = h; }\n"
+                    "training { sync = allreduce_ring; comm_cpu = net.comm_cpu; }\n",
+                    profiles_dir());
+    CHECK(plain.says("`net.cores` needs the `comm_probe` object of the profile, and " +
+                     profiles_dir() + "/mlp_layers.json has none"));
+    CHECK(plain.says("`net.comm_cpu` needs the `comm_probe` object"));
+    // A written table has none of them; an unknown member gets a suggestion.
+    Evaluated written("layers t { a: fwd = 1 ms, bwd = 1 ms, bytes = 1 MB; }\n"
+                      "host h { cores = t.cores; }\n"
+                      "worker w { layers = t; host = h; }\n"
+                      "training { sync = allreduce_ring;\n"
+                      "  message_overhead = t.message_overhed; }\n");
+    CHECK(written.says("`t.cores` is only defined for a layer table loaded with profile(…)"));
+    CHECK(written.says("not `message_overhed`; did you mean `message_overhead`?"));
+}
+
+TEST_CASE("import-profile text: its comm_probe lets give the profile's numbers back") {
+    Diagnostics d;
+    auto p = sgdnet::profile::load_profile(profiles_dir() + "/mlp_comm_layers.json", d);
+    REQUIRE(p);
+    const std::string imported = sgdnet::profile::to_sgdnet(*p, "mlp");
+    Evaluated e(imported +
+                "host h[2] { cores = mlp_cores; }\n"
+                "worker w[2] { layers = mlp; host = h[i]; }\n"
+                "training { sync = allreduce_ring; message_overhead = mlp_message_overhead;\n"
+                "  comm_cpu = mlp_comm_cpu; }\n");
+    const TrainingSpec& s = e.get();
+    REQUIRE(s.hosts.size() == 2);
+    CHECK(s.hosts[1].cores == 2);
+    CHECK(s.message_overhead_s == doctest::Approx(1.2e-4).epsilon(5e-6));
+    CHECK(s.comm_cpu_s_per_byte == doctest::Approx(6e-10).epsilon(5e-6));
 }
