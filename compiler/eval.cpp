@@ -134,6 +134,8 @@ public:
                 msg += format_number(q->value) + unit_hint(q->value, expected);
             else
                 msg += with_article(q->dim) + " (" + value_text(*q) + ")";
+            if (expected == Dim::seconds() / Dim::bytes() && q->dim == Dim::seconds())
+                msg += "; a time per byte is written as a ratio, e.g. `0.6 ns / 1 B`";
             error(e.range, msg);
             return std::nullopt;
         }
@@ -231,19 +233,41 @@ private:
                                n.parts[1] + "`");
             return std::nullopt;
         }
-        const std::string& member = n.parts[1];
-        if (member != "compute" && member != "update") {
-            error(e.range, "a layer table has the members `compute` and `update` only, not `" +
-                               member + "`" + did_you_mean(member, {"compute", "update"}));
+        return table_member(e, head, **table, n.parts[1]);
+    }
+
+    /// `NAME.compute`, `NAME.update` (distributions), `NAME.message_overhead` (a time),
+    /// `NAME.comm_cpu` (a time per size), `NAME.cores` (a number) of a layer table.
+    std::optional<Value> table_member(const Expr& e, const std::string& head, const LayerTable& t,
+                                      const std::string& member) {
+        static const std::vector<std::string> members{"compute", "update", "message_overhead",
+                                                      "comm_cpu", "cores"};
+        if (std::find(members.begin(), members.end(), member) == members.end()) {
+            error(e.range, "a layer table has the members `compute`, `update`, "
+                           "`message_overhead`, `comm_cpu` and `cores` only, not `" +
+                               member + "`" + did_you_mean(member, members));
             return std::nullopt;
         }
-        const auto& d = member == "compute" ? (*table)->compute : (*table)->update;
-        if (!d) {
+        const bool distribution = member == "compute" || member == "update";
+        const bool defined = distribution ? (member == "compute" ? t.compute : t.update).has_value()
+                                          : t.comm.has_value();
+        if (!defined && t.profile_file.empty()) {
             error(e.range, "`" + head + "." + member +
                                "` is only defined for a layer table loaded with profile(…)");
             return std::nullopt;
         }
-        return Value{*d};
+        if (!defined) {
+            error(e.range, "`" + head + "." + member + "` needs the `comm_probe` object of the "
+                               "profile, and " + t.profile_file + " has none (profile_model.py "
+                               "writes it unless run with --no-comm-probe)");
+            return std::nullopt;
+        }
+        if (distribution) return Value{*(member == "compute" ? t.compute : t.update)};
+        if (member == "message_overhead")
+            return Value{Quantity{t.comm->message_overhead_s, Dim::seconds()}};
+        if (member == "comm_cpu")
+            return Value{Quantity{t.comm->comm_cpu_s_per_byte, Dim::seconds() / Dim::bytes()}};
+        return Value{Quantity{t.comm->cores, Dim::none()}};
     }
 
     // --- operators ------------------------------------------------------------------------
@@ -1040,6 +1064,9 @@ std::optional<LayerTable> table_from_profile(const LayersDecl& decl, const Scope
     }
     t.compute = profile->compute;  // zero_grad + forward (loss included) + backward
     t.update = profile->update;    // optimizer
+    t.profile_file = profile->file;
+    if (const auto& c = profile->comm_probe)
+        t.comm = LayerTable::CommCosts{c->message_overhead_s, c->comm_cpu_s_per_byte, c->cores};
     return t;
 }
 

@@ -50,9 +50,19 @@ struct LayerTable {
     std::string name;
     std::vector<Layer> layers;
     /// `NAME.compute` / `NAME.update`: only defined for `profile(...)` tables (Profile::compute,
-    /// Profile::update of compiler/profile_import.hpp).
+    /// Profile::update of profile/profile_import.hpp).
     std::optional<net::Distribution> compute;
     std::optional<net::Distribution> update;
+    /// `NAME.message_overhead` (s), `NAME.comm_cpu` (s/B), `NAME.cores`: the `comm_probe` object of
+    /// a `profile(...)` table's file (Profile::comm_probe), when it has one.
+    struct CommCosts {
+        double message_overhead_s = 0;
+        double comm_cpu_s_per_byte = 0;
+        double cores = 0;
+    };
+    std::optional<CommCosts> comm;
+    /// The profile a `profile(...)` table was read from (as opened); "" for a written table.
+    std::string profile_file;
     SourceRange where;
 };
 

@@ -1,5 +1,5 @@
-// lower_training(): evaluates the worker/server/layers/training declarations into a TrainingSpec
-// (per element index `i`) and lowers it with lower_training_spec() (LANGUAGE.md §5).
+// lower_training(): evaluates the host/worker/server/layers/training declarations into a
+// TrainingSpec (per element index `i`) and lowers it with lower_training_spec() (LANGUAGE.md §5).
 #include "compiler/lower_training.hpp"
 
 #include <map>
@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/hosts.hpp"
 #include "compiler/training_properties.hpp"
 #include "training/training_spec.hpp"
 
@@ -25,6 +26,15 @@ std::vector<LayerSpec> layer_specs(const LayerTable& table) {
 // ---- properties: the values of evaluate_property() stored in the spec ----------------------
 // (check() has accepted every value, so the kinds and bounds hold.)
 
+void store(HostSpec& h, PropertyId id, const PropertyValue& v) {
+    switch (id) {
+        case PropertyId::Cores: h.cores = std::get<double>(v); break;
+        case PropertyId::Bandwidth: h.bandwidth_Bps = std::get<double>(v); break;
+        case PropertyId::Latency: h.latency_s = std::get<double>(v); break;
+        default: break;  // not a host property
+    }
+}
+
 void store(WorkerSpec& w, PropertyId id, const PropertyValue& v) {
     switch (id) {
         case PropertyId::Compute: w.compute = std::get<net::Distribution>(v); break;
@@ -36,6 +46,7 @@ void store(WorkerSpec& w, PropertyId id, const PropertyValue& v) {
         case PropertyId::Bandwidth: w.bandwidth_Bps = std::get<double>(v); break;
         case PropertyId::Latency: w.latency_s = std::get<double>(v); break;
         case PropertyId::Batch: w.batch = static_cast<double>(std::get<int64_t>(v)); break;
+        case PropertyId::Host: w.host = std::get<HostPlacement>(v).index; break;
         default: break;  // not a worker property
     }
 }
@@ -45,6 +56,7 @@ void store(ServerSpec& s, PropertyId id, const PropertyValue& v) {
         case PropertyId::Update: s.update = std::get<net::Distribution>(v); break;
         case PropertyId::Bandwidth: s.bandwidth_Bps = std::get<double>(v); break;
         case PropertyId::Latency: s.latency_s = std::get<double>(v); break;
+        case PropertyId::Host: s.host = std::get<HostPlacement>(v).index; break;
         default: break;  // not a server property
     }
 }
@@ -64,26 +76,38 @@ void store(TrainingSpec& spec, PropertyId id, const PropertyValue& v) {
             spec.overlap = std::get<OverlapValue>(v).overlap;
             spec.overlap_fraction = std::get<OverlapValue>(v).fraction;
             break;
+        case PropertyId::MessageOverhead: spec.message_overhead_s = std::get<double>(v); break;
+        case PropertyId::CommCpu: spec.comm_cpu_s_per_byte = std::get<double>(v); break;
         default: break;  // not a training property
     }
 }
 
-/// Evaluates the properties of one worker or server element (index `i` bound in `row`), in
-/// source order, into `out`.
+/// Evaluates the properties of one host, worker or server element (index `i` bound in `row`),
+/// in source order, into `out`; `context` has the hosts and the element's name.
 template <class Spec>
-void eval_element(TrainingBlock block, const NodeDecl& d, const Scope& row, Spec& out,
-                  Diagnostics& diags) {
-    out.where = d.range;
-    for (const Property& p : d.properties) {
+void eval_element(TrainingBlock block, const std::vector<Property>& properties, const Scope& row,
+                  const PropertyContext& context, Spec& out, Diagnostics& diags) {
+    for (const Property& p : properties) {
         const TrainingProperty* rule = find_training_property(block, p.name);
         if (!rule) continue;
-        if (auto v = evaluate_property(*rule, *p.value, row, diags)) store(out, rule->id, *v);
+        if (auto v = evaluate_property(*rule, *p.value, row, diags, context))
+            store(out, rule->id, *v);
     }
 }
 
-/// Element names: `w[3]` for `worker w[N]`, `w` for `worker w` (no count written).
-std::string element_name(const NodeDecl& d, int64_t i) {
-    return d.count ? d.name + "[" + std::to_string(i) + "]" : d.name;
+/// Every element of every `host` declaration, in HostTable order, into spec.hosts.
+void eval_hosts(const HostTable& hosts, const Scope& scope, TrainingSpec& spec,
+                Diagnostics& diags) {
+    for (const HostTable::Array& a : hosts.arrays()) {
+        for (int64_t i = 0; i < a.count; ++i) {
+            Scope row = scope.with_index("i", i);
+            HostSpec h;
+            h.name = element_name(a.decl->name, a.decl->count != nullptr, i);
+            h.where = a.decl->range;
+            eval_element(TrainingBlock::Host, a.decl->properties, row, {&hosts, h.name}, h, diags);
+            spec.hosts.push_back(std::move(h));
+        }
+    }
 }
 
 /// The declarations of a training system: the first `training` block, the first worker
@@ -93,8 +117,8 @@ struct Declared {
     const NodeDecl* first_worker = nullptr;
 };
 
-Declared eval_elements(const Ast& ast, const Scope& scope, TrainingSpec& spec,
-                       Diagnostics& diags) {
+Declared eval_elements(const Ast& ast, const Scope& scope, const HostTable& hosts,
+                       TrainingSpec& spec, Diagnostics& diags) {
     Declared out;
     for (const Decl& decl : ast.decls) {
         if (const auto* t = std::get_if<TrainingDecl>(&decl)) {
@@ -111,16 +135,19 @@ Declared eval_elements(const Ast& ast, const Scope& scope, TrainingSpec& spec,
         }
         for (int64_t i = 0; i < count; ++i) {
             Scope row = scope.with_index("i", i);
+            const PropertyContext context{&hosts, element_name(d->name, d->count != nullptr, i)};
             if (d->kind == NodeDecl::Kind::Worker) {
                 if (!out.first_worker) out.first_worker = d;
                 WorkerSpec w;
-                w.name = element_name(*d, i);
-                eval_element(TrainingBlock::Worker, *d, row, w, diags);
+                w.name = context.element;
+                w.where = d->range;
+                eval_element(TrainingBlock::Worker, d->properties, row, context, w, diags);
                 spec.workers.push_back(std::move(w));
             } else {
                 ServerSpec s;
-                s.name = element_name(*d, i);
-                eval_element(TrainingBlock::Server, *d, row, s, diags);
+                s.name = context.element;
+                s.where = d->range;
+                eval_element(TrainingBlock::Server, d->properties, row, context, s, diags);
                 spec.servers.push_back(std::move(s));
             }
         }
@@ -166,11 +193,13 @@ void eval_training(const TrainingDecl& training, const Scope& scope,
 }
 
 /// Source locations of the elements lowered from `first_place` and `first_transition` on: an
-/// element named after a worker or server (`w[3].bwd.conv1`, `w[3].up.active`) points at its
-/// declaration, every other one (and every measure without one) at the training block.
+/// element named after a host, worker or server (`w[3].bwd.conv1`, `w[3].up.active`,
+/// `h[0].cpu.active`) points at its declaration, every other one (and every measure without one)
+/// at the training block.
 void locate(const TrainingSpec& spec, std::size_t first_place, std::size_t first_transition,
             net::PetriNet& out) {
     std::map<std::string, SourceRange, std::less<>> owner;
+    for (const auto& h : spec.hosts) owner[h.name] = h.where;
     for (const auto& w : spec.workers) owner[w.name] = w.where;
     for (const auto& s : spec.servers) owner[s.name] = s.where;
     auto where = [&](const std::string& name) {
@@ -190,35 +219,45 @@ void locate(const TrainingSpec& spec, std::size_t first_place, std::size_t first
 
 }  // namespace
 
-void lower_training(const Ast& ast, const Scope& scope, const CompileOptions& options,
-                    net::PetriNet& out, Diagnostics& diags) {
+std::optional<TrainingSpec> evaluate_training_spec(const Ast& ast, const Scope& scope,
+                                                   const CompileOptions& options,
+                                                   Diagnostics& diags) {
     TrainingSpec spec;
     const std::size_t errors_before = diags.error_count();
-    const Declared declared = eval_elements(ast, scope, spec, diags);
-    if (spec.workers.empty() && !declared.training) return;
+    const HostTable hosts(ast, scope, diags);
+    eval_hosts(hosts, scope, spec, diags);
+    const Declared declared = eval_elements(ast, scope, hosts, spec, diags);
+    if (spec.workers.empty() && !declared.training) return std::nullopt;
     if (!declared.training) {
         diags.error(declared.first_worker->name_range,
                     "workers are declared but there is no `training { sync = …; }` block");
-        return;
+        return std::nullopt;
     }
     eval_training(*declared.training, scope, options, spec, diags);
     if (spec.granularity == Granularity::Fine) {
         for (const auto& w : spec.workers) {
             if (w.layers.empty()) {
                 diags.error(w.where, "fine granularity needs a layer table for worker " + w.name);
-                return;
+                return std::nullopt;
             }
         }
     }
-    if (diags.error_count() > errors_before) return;
+    if (diags.error_count() > errors_before) return std::nullopt;
+    return spec;
+}
+
+void lower_training(const Ast& ast, const Scope& scope, const CompileOptions& options,
+                    net::PetriNet& out, Diagnostics& diags) {
+    const std::optional<TrainingSpec> spec = evaluate_training_spec(ast, scope, options, diags);
+    if (!spec) return;
     const std::size_t first_place = out.places.size();
     const std::size_t first_transition = out.transitions.size();
-    const std::string error = lower_training_spec(spec, out);
+    const std::string error = lower_training_spec(*spec, out);
     if (!error.empty()) {
-        diags.error(declared.training->range, error);
+        diags.error(spec->where, error);
         return;
     }
-    locate(spec, first_place, first_transition, out);
+    locate(*spec, first_place, first_transition, out);
 }
 
 }  // namespace sgdnet::compiler

@@ -59,7 +59,7 @@ std::vector<Override> parse_overrides(const CompileOptions& options, Diagnostics
 namespace {
 
 struct Def {
-    enum class Kind { Param, Let, Layers, Worker, Server, Net, Measure };
+    enum class Kind { Param, Let, Layers, Host, Worker, Server, Net, Measure };
     Kind kind;
     std::string name;
     SourceRange name_range;
@@ -76,6 +76,7 @@ const char* kind_word(Def::Kind k) {
         case Def::Kind::Param: return "param";
         case Def::Kind::Let: return "let";
         case Def::Kind::Layers: return "layer table";
+        case Def::Kind::Host: return "host";
         case Def::Kind::Worker: return "worker";
         case Def::Kind::Server: return "server";
         case Def::Kind::Net: return "net";
@@ -143,6 +144,8 @@ private:
                         nullptr, p->value.get(), {}});
             } else if (auto* l = std::get_if<LayersDecl>(&decl)) {
                 add(Def{Def::Kind::Layers, l->name, l->name_range, nullptr, l, nullptr, {}});
+            } else if (auto* h = std::get_if<HostDecl>(&decl)) {
+                add(Def{Def::Kind::Host, h->name, h->name_range, nullptr, nullptr, nullptr, {}});
             } else if (auto* n = std::get_if<NodeDecl>(&decl)) {
                 add(Def{n->kind == NodeDecl::Kind::Worker ? Def::Kind::Worker : Def::Kind::Server,
                         n->name, n->name_range, nullptr, nullptr, nullptr, {}});

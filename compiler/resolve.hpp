@@ -42,8 +42,8 @@ struct Resolved {
 ///
 /// Definitions may refer to each other in any order; they are evaluated in dependency order
 /// (declaration order among independent ones). A cycle, an unknown name (with "did you mean"),
-/// and a name declared twice at the top level (params, lets, layers, workers, servers, nets,
-/// measures) are errors. `options.overrides` replace param values: each VALUE is parsed as an
+/// and a name declared twice at the top level (params, lets, layers, hosts, workers, servers,
+/// nets, measures) are errors. `options.overrides` replace param values: each VALUE is parsed as an
 /// expression from a source named `--set NAME`; overriding a `let`, or a name that is not a
 /// param, is an error. Overrides of the form `NET.NAME` are left for lower_net (net-local
 /// params); so is an unqualified `NAME` that is not a top-level name when exactly one net

@@ -15,6 +15,14 @@ using P = PropertyId;
 const TrainingProperty kUpdate{P::Update, "update", K::Distribution};
 const TrainingProperty kBandwidth{P::Bandwidth, "bandwidth", K::Quantity, Dim::rate()};
 const TrainingProperty kLatency{P::Latency, "latency", K::Quantity, Dim::seconds(), true};
+const TrainingProperty kHost{P::Host, "host", K::Host};
+
+// A host's cores may be fractional (a share of a machine); without `cores` they are infinite.
+const std::vector<TrainingProperty> kHostBlock{
+    {P::Cores, "cores", K::Quantity, Dim::none()},
+    kBandwidth,
+    kLatency,
+};
 
 const std::vector<TrainingProperty> kWorker{
     {P::Compute, "compute", K::Distribution},
@@ -24,9 +32,10 @@ const std::vector<TrainingProperty> kWorker{
     kBandwidth,
     kLatency,
     {P::Batch, "batch", K::Count},
+    kHost,
 };
 
-const std::vector<TrainingProperty> kServer{kUpdate, kBandwidth, kLatency};
+const std::vector<TrainingProperty> kServer{kUpdate, kBandwidth, kLatency, kHost};
 
 const std::vector<TrainingProperty> kTraining{
     {P::Sync, "sync", K::Sync},
@@ -40,6 +49,8 @@ const std::vector<TrainingProperty> kTraining{
      {{"fair", static_cast<int>(SharingKind::Fair)},
       {"fifo", static_cast<int>(SharingKind::Fifo)}}},
     {P::Overlap, "overlap", K::Overlap},
+    {P::MessageOverhead, "message_overhead", K::Quantity, Dim::seconds(), true},
+    {P::CommCpu, "comm_cpu", K::Quantity, Dim::seconds() / Dim::bytes(), true},
 };
 
 /// A quantity of `p`'s dimension within its bound (an infinite bandwidth is allowed).
@@ -93,6 +104,7 @@ std::optional<PropertyValue> overlap(const TrainingProperty& p, const Expr& e, c
 
 const std::vector<TrainingProperty>& training_properties(TrainingBlock block) {
     switch (block) {
+        case TrainingBlock::Host: return kHostBlock;
         case TrainingBlock::Worker: return kWorker;
         case TrainingBlock::Server: return kServer;
         case TrainingBlock::Training: break;
@@ -114,12 +126,13 @@ const TrainingProperty* find_training_property(TrainingBlock block, std::string_
 }
 
 const TrainingProperty& property_rule(PropertyId id) {
-    for (TrainingBlock block : {TrainingBlock::Worker, TrainingBlock::Training}) {
+    for (TrainingBlock block :
+         {TrainingBlock::Host, TrainingBlock::Worker, TrainingBlock::Training}) {
         for (const TrainingProperty& p : training_properties(block)) {
             if (p.id == id) return p;
         }
     }
-    return kUpdate;  // unreachable: every id is a worker or a training property
+    return kUpdate;  // unreachable: every id is a host, worker or training property
 }
 
 std::string_view property_name(PropertyId id) { return property_rule(id).name; }
@@ -142,7 +155,8 @@ std::optional<int> keyword_value(const TrainingProperty& p, const Expr& e) {
 }
 
 std::optional<PropertyValue> evaluate_property(const TrainingProperty& p, const Expr& e,
-                                               const Scope& scope, Diagnostics& diags) {
+                                               const Scope& scope, Diagnostics& diags,
+                                               const PropertyContext& context) {
     switch (p.kind) {
         case ValueKind::Distribution:
             if (auto d = evaluate_distribution(e, scope, diags)) return *d;
@@ -160,6 +174,12 @@ std::optional<PropertyValue> evaluate_property(const TrainingProperty& p, const 
             return std::nullopt;
         case ValueKind::Keyword: return keyword(p, e, diags);
         case ValueKind::Overlap: return overlap(p, e, scope, diags);
+        case ValueKind::Host: {
+            const HostTable none;
+            const HostTable& hosts = context.hosts ? *context.hosts : none;
+            if (auto k = hosts.place(e, scope, context.element, diags)) return HostPlacement{*k};
+            return std::nullopt;
+        }
     }
     return std::nullopt;
 }

@@ -1,10 +1,11 @@
-// The one table of the training-system properties (LANGUAGE.md §5): for every property of a
-// `worker`, `server` or `training` block, its name, the kind of value it takes, its dimension and
-// bound. The checks (check.cpp: unknown names with "did you mean", kinds, bounds), the lowering
+// The one table of the training-system properties (LANGUAGE.md §5; hosts: docs/language.md), for
+// every property of a `host`, `worker`, `server` or `training` block: its name, the kind of value
+// it takes, its dimension and bound.
+// The checks (check.cpp: unknown names with "did you mean", kinds, bounds), the lowering
 // (lower_training.cpp: evaluation into a TrainingSpec) and the net statistics (net_statistics.cpp)
 // read it; code that gives one property a meaning names it by its PropertyId, never by its text.
-// Defaults are the TrainingSpec's (training/training_spec.hpp), and those that depend on the
-// rest of the model (granularity, model_bytes) lower_training's.
+// Defaults are the TrainingSpec's (training/training_spec.hpp), and those that depend on the rest
+// of the model (granularity, model_bytes) lower_training's.
 //
 //     for (const TrainingProperty& p : training_properties(TrainingBlock::Worker)) …
 //     if (const Property* given = find_property(decl.properties, PropertyId::Layers)) …
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "compiler/eval.hpp"
+#include "compiler/hosts.hpp"
 #include "compiler/units.hpp"
 #include "frontend/ast.hpp"
 #include "frontend/diagnostics.hpp"
@@ -27,13 +29,15 @@
 
 namespace sgdnet::compiler {
 
-enum class TrainingBlock { Worker, Server, Training };
+enum class TrainingBlock { Host, Worker, Server, Training };
 
-/// Every property of every block. A property of two blocks (update, bandwidth, latency) has one
-/// id and one rule.
+/// Every property of every block. A property of several blocks (update, bandwidth, latency, host)
+/// has one id and one rule.
 enum class PropertyId {
-    Compute, Layers, Update, Speed, Bandwidth, Latency, Batch,                    // worker
-    Sync, Granularity, ModelBytes, Bucket, FirstBucket, Sharing, Overlap,        // training
+    Cores,                                                                        // host
+    Compute, Layers, Update, Speed, Bandwidth, Latency, Batch, Host,              // worker
+    Sync, Granularity, ModelBytes, Bucket, FirstBucket, Sharing, Overlap,         // training
+    MessageOverhead, CommCpu,
 };
 
 /// The kind of value a property takes, and how it is evaluated (evaluate_property()).
@@ -45,6 +49,7 @@ enum class ValueKind {
     Sync,          // a coordination scheme (evaluate_sync)
     Keyword,       // one of the property's keywords
     Overlap,       // `true`, `false` or a number in [0, 1]
+    Host,          // one host element: `NAME` or `NAME[INDEX]` (HostTable::place)
 };
 
 struct TrainingProperty {
@@ -78,15 +83,30 @@ struct OverlapValue {
     double fraction = 0;
 };
 
+/// `host = …`, evaluated: the host element's index in HostTable order (= TrainingSpec::hosts).
+struct HostPlacement {
+    int index = 0;
+};
+
 /// The value of a property, by ValueKind: Distribution, Layers (the table), Quantity (canonical
-/// units), Count, Sync, Keyword (the value of the keyword), Overlap.
+/// units), Count, Sync, Keyword (the value of the keyword), Overlap, Host.
 using PropertyValue = std::variant<net::Distribution, std::shared_ptr<const LayerTable>, double,
-                                   int64_t, SyncScheme, int, OverlapValue>;
+                                   int64_t, SyncScheme, int, OverlapValue, HostPlacement>;
+
+/// What evaluating a property may need besides its scope: the file's hosts (for `host = …`;
+/// without them every host is unknown) and the name of the element evaluated (`w[3]`, in
+/// messages).
+struct PropertyContext {
+    const HostTable* hosts = nullptr;
+    std::string element;
+};
 
 /// Evaluates `e` as a value of property `p` in `scope`, reporting what is wrong (the value's
-/// kind, dimension, bound, an unknown keyword with "did you mean"); nullopt after an error.
+/// kind, dimension, bound, an unknown keyword with "did you mean", an unknown host or a host
+/// index out of range); nullopt after an error.
 std::optional<PropertyValue> evaluate_property(const TrainingProperty& p, const Expr& e,
-                                               const Scope& scope, Diagnostics& diags);
+                                               const Scope& scope, Diagnostics& diags,
+                                               const PropertyContext& context = {});
 
 /// The value of keyword property `p` written as `e` (an identifier among its keywords), else
 /// nullopt. Reports nothing.

@@ -15,6 +15,7 @@ constexpr Dim kTime = Dim::seconds();
 constexpr Dim kSize = Dim::bytes();
 constexpr Dim kRate = Dim::rate();
 constexpr Dim kFreq = Dim::frequency();
+constexpr Dim kTimePerSize = Dim::seconds() / Dim::bytes();  // CPU cost per byte (`comm_cpu`)
 
 // LANGUAGE.md §3. Sizes in 10^3 steps (KB…TB) and 2^10 steps (KiB…TiB); bits are 1/8 byte;
 // `bps` rates are bits per second.
@@ -78,6 +79,7 @@ std::string to_string(Dim d) {
     if (d == kSize) return "size";
     if (d == kRate) return "rate";
     if (d == kFreq) return "frequency";
+    if (d == kTimePerSize) return "time per size";
     return exponent_form(d, "time", "size");
 }
 
@@ -100,6 +102,7 @@ std::string suggested_unit(Dim d) {
     if (d == kSize) return "MB";
     if (d == kRate) return "Gbps";
     if (d == kFreq) return "Hz";
+    if (d == kTimePerSize) return "ns / 1 B";  // no unit names it: a time over a size
     return "";
 }
 

@@ -10,8 +10,10 @@ namespace sgdnet::compiler {
 
 /// A physical dimension as an exponent vector over the base dimensions time and size.
 /// The five dimensions named by LANGUAGE.md §3 are dimensionless {0,0}, time {1,0},
-/// size {0,1}, rate {-1,1} (size per time) and frequency {-1,0}; other exponent vectors arise
-/// only in intermediate products (e.g. size², time·size) and are printed as such.
+/// size {0,1}, rate {-1,1} (size per time) and frequency {-1,0}; a sixth, time per size {1,-1},
+/// is the CPU cost of a byte (`comm_cpu`) and has no unit of its own (`0.6 ns / 1 B`). Other
+/// exponent vectors arise only in intermediate products (e.g. size², time·size) and are printed
+/// as such.
 struct Dim {
     int time = 0;
     int size = 0;
@@ -30,8 +32,8 @@ struct Dim {
     bool operator==(const Dim&) const = default;
 };
 
-/// Name of a dimension for messages: "dimensionless", "time", "size", "rate", "frequency", or
-/// an exponent form such as "size^2" or "time*size" for the others.
+/// Name of a dimension for messages: "dimensionless", "time", "size", "rate", "frequency",
+/// "time per size", or an exponent form such as "size^2" or "time*size" for the others.
 std::string to_string(Dim d);
 /// The article form used in messages: "a time", "a size", "a rate", "a frequency",
 /// "a dimensionless number", "a size^2".
@@ -40,7 +42,8 @@ std::string with_article(Dim d);
 /// exponent forms otherwise ("B^2", "s*B").
 std::string canonical_unit(Dim d);
 /// A unit a modeler would typically write for a dimension, used in "did you mean 5 ms?" hints:
-/// time → "ms", size → "MB", rate → "Gbps", frequency → "Hz"; "" when there is none.
+/// time → "ms", size → "MB", rate → "Gbps", frequency → "Hz", time per size → "ns / 1 B" (an
+/// expression: no unit names it); "" when there is none.
 std::string suggested_unit(Dim d);
 
 /// One entry of the unit table: `value_in_unit * factor` is the canonical value.

@@ -80,7 +80,7 @@ struct Expr {
         node;
 };
 
-/// `NAME = EXPR` inside a block (worker/server/training properties, layer columns, transition
+/// `NAME = EXPR` inside a block (host/worker/server/training properties, layer columns, transition
 /// attributes such as `server`, `memory`, `speed`, `priority`, `weight`, place `bound`).
 struct Property {
     std::string name;
@@ -115,6 +115,15 @@ struct LayersDecl {
     SourceRange name_range;
     std::vector<LayerRow> rows;
     ExprPtr profile;
+    SourceRange range;
+};
+/// `host NAME[COUNT] { cores = …; bandwidth = …; latency = …; }`; count null = one host, named
+/// `NAME` (with a count the elements are `NAME[0]`…).
+struct HostDecl {
+    std::string name;
+    SourceRange name_range;
+    ExprPtr count;
+    std::vector<Property> properties;
     SourceRange range;
 };
 /// `worker NAME[COUNT] { … }` / `server NAME[COUNT] { … }`; count null = 1.
@@ -188,8 +197,8 @@ struct MeasureDecl {
     SourceRange range;
 };
 
-using Decl =
-    std::variant<ModelDecl, ParamDecl, LayersDecl, NodeDecl, TrainingDecl, NetDecl, MeasureDecl>;
+using Decl = std::variant<ModelDecl, ParamDecl, LayersDecl, HostDecl, NodeDecl, TrainingDecl,
+                          NetDecl, MeasureDecl>;
 
 /// One parsed file.
 struct Ast {

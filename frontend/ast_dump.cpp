@@ -208,6 +208,13 @@ public:
                         line(1, "profile");
                         expr(2, n.profile.get());
                     }
+                } else if constexpr (std::is_same_v<T, HostDecl>) {
+                    line(0, "host " + n.name, &n.range);
+                    if (n.count) {
+                        line(1, "count");
+                        expr(2, n.count.get());
+                    }
+                    for (const Property& p : n.properties) property(1, "property", p);
                 } else if constexpr (std::is_same_v<T, NodeDecl>) {
                     line(0, (n.kind == NodeDecl::Kind::Worker ? "worker " : "server ") + n.name,
                          &n.range);

@@ -1,5 +1,5 @@
-// Parse tree → AST for top-level declarations: model, param/let, measure, layers, worker/server,
-// training (LANGUAGE.md §3, §5); nets are in parse_build_net.cpp.
+// Parse tree → AST for top-level declarations: model, param/let, measure, layers, host,
+// worker/server, training (LANGUAGE.md §3, §5); nets are in parse_build_net.cpp.
 #include <optional>
 #include <string>
 #include <utility>
@@ -99,6 +99,21 @@ std::optional<LayersDecl> build_layers(Ctx& cx, G::LayersDeclContext* c) {
     return std::nullopt;
 }
 
+std::optional<HostDecl> build_host(Ctx& cx, G::HostDeclContext* c) {
+    HostDecl out;
+    auto name = build_name(cx, c->name());
+    if (!name || c->RBRACE() == nullptr) return std::nullopt;
+    out.name = std::move(*name);
+    out.name_range = range_of(cx, c->name());
+    if (c->LBRACK() != nullptr) {
+        out.count = build_expr(cx, c->expr());
+        if (!out.count) return std::nullopt;
+    }
+    out.properties = build_properties(cx, c->propertyStmt());
+    out.range = range_of(cx, c);
+    return out;
+}
+
 std::optional<NodeDecl> build_node(Ctx& cx, G::NodeDeclContext* c) {
     NodeDecl out;
     out.kind = c->SERVER() != nullptr ? NodeDecl::Kind::Server : NodeDecl::Kind::Worker;
@@ -142,6 +157,7 @@ std::optional<Decl> build_decl(Ctx& cx, G::DeclContext* c) {
     if (complete(c->modelDecl())) return wrap(build_model(cx, c->modelDecl()));
     if (complete(c->paramDecl())) return wrap(build_param(cx, c->paramDecl()));
     if (complete(c->layersDecl())) return wrap(build_layers(cx, c->layersDecl()));
+    if (complete(c->hostDecl())) return wrap(build_host(cx, c->hostDecl()));
     if (complete(c->nodeDecl())) return wrap(build_node(cx, c->nodeDecl()));
     if (complete(c->trainingDecl())) return wrap(build_training(cx, c->trainingDecl()));
     if (complete(c->netDecl())) return wrap(build_net(cx, c->netDecl()));

@@ -19,10 +19,10 @@ bool has(const antlr4::misc::IntervalSet& set, size_t type) {
 
 bool is_name_keyword(size_t type) {
     switch (type) {
-        case P::MODEL: case P::PARAM: case P::LET: case P::LAYERS: case P::WORKER:
-        case P::SERVER: case P::TRAINING: case P::NET: case P::PLACE: case P::TRANSITION:
-        case P::IMMEDIATE: case P::MEASURE: case P::IN: case P::OUT: case P::INHIBIT:
-        case P::BOUND:
+        case P::MODEL: case P::PARAM: case P::LET: case P::LAYERS: case P::HOST:
+        case P::WORKER: case P::SERVER: case P::TRAINING: case P::NET: case P::PLACE:
+        case P::TRANSITION: case P::IMMEDIATE: case P::MEASURE: case P::IN: case P::OUT:
+        case P::INHIBIT: case P::BOUND:
             return true;
         default:
             return false;
@@ -56,6 +56,7 @@ std::string noun(antlr4::ParserRuleContext* ctx) {
         case P::RuleMeasureDecl: return "measure";
         case P::RuleLayersDecl: return "layer table";
         case P::RuleLayerRow: case P::RuleLayerName: return "layer row";
+        case P::RuleHostDecl: return "host block";
         case P::RuleNodeDecl:
             return ctx->getStart() && ctx->getStart()->getType() == P::SERVER ? "server block"
                                                                                : "worker block";
@@ -88,7 +89,7 @@ std::string describe_expected(antlr4::Parser* parser, const antlr4::misc::Interv
     if (has(set, P::NUMBER) && has(set, P::LPAREN)) return "an expression";
     if (has(set, P::MODEL) && has(set, P::WORKER) && has(set, P::NET) &&
         !has(set, P::ID)) {
-        return "a declaration (model, param, let, layers, worker, server, training, net, "
+        return "a declaration (model, param, let, layers, host, worker, server, training, net, "
                "measure)";
     }
     std::vector<std::string> items;
@@ -191,8 +192,8 @@ bool SyntaxErrorStrategy::report_unclosed_block(antlr4::Parser* parser, const To
     for (antlr4::ParserRuleContext* c = parser->getContext(); c != nullptr;
          c = dynamic_cast<antlr4::ParserRuleContext*>(c->parent)) {
         const size_t rule = c->getRuleIndex();
-        if (rule == P::RuleNodeDecl || rule == P::RuleTrainingDecl || rule == P::RuleNetDecl ||
-            rule == P::RuleLayersDecl || rule == P::RuleArcBlock) {
+        if (rule == P::RuleHostDecl || rule == P::RuleNodeDecl || rule == P::RuleTrainingDecl ||
+            rule == P::RuleNetDecl || rule == P::RuleLayersDecl || rule == P::RuleArcBlock) {
             const SourceLoc at = begin_of(c->getStart());
             diags_.note(SourceRange{file_, at, at}, "the " + noun(c) + " opened here");
             break;

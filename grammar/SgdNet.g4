@@ -45,6 +45,7 @@ decl
     : modelDecl
     | paramDecl
     | layersDecl
+    | hostDecl
     | nodeDecl
     | trainingDecl
     | netDecl
@@ -63,6 +64,7 @@ layersDecl
 layerRow    : layerName ':' assignment (','? assignment)* ','? ';' ;
 layerName   : name | STRING ;
 
+hostDecl    : 'host' name ('[' expr ']')? '{' propertyStmt* '}' ';'? ;
 nodeDecl    : kind=('worker' | 'server') name ('[' expr ']')? '{' propertyStmt* '}' ';'? ;
 trainingDecl: 'training' '{' propertyStmt* '}' ';'? ;
 propertyStmt: assignment ';' ;
@@ -117,10 +119,11 @@ arg
 nameRef     : name ('[' expr ']')? ('.' name ('[' expr ']')?)* ;
 
 // Keywords are reserved only where a declaration or an arc starts; elsewhere they are names
-// (`layers = vgg;`, `server = infinite`, `compute = net.compute`). `true`/`false` are reserved.
+// (`layers = vgg;`, `server = infinite`, `host = h[0]`, `compute = net.compute`). `true`/`false`
+// are reserved.
 name
     : ID
-    | 'model' | 'param' | 'let' | 'layers' | 'worker' | 'server' | 'training' | 'net'
+    | 'model' | 'param' | 'let' | 'layers' | 'host' | 'worker' | 'server' | 'training' | 'net'
     | 'place' | 'transition' | 'immediate' | 'measure' | 'in' | 'out' | 'inhibit' | 'bound'
     ;
 
@@ -130,6 +133,7 @@ MODEL       : 'model' ;
 PARAM       : 'param' ;
 LET         : 'let' ;
 LAYERS      : 'layers' ;
+HOST        : 'host' ;
 WORKER      : 'worker' ;
 SERVER      : 'server' ;
 TRAINING    : 'training' ;

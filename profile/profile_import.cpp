@@ -388,6 +388,23 @@ void read_ddp_buckets(const json& j, Reader& r, const std::map<std::string, int>
     }
 }
 
+// The optional `/comm_probe`: its numbers `message_overhead_s`, `comm_cpu_s_per_byte` (>= 0) and
+// `cores` (> 0); its other members are for people and not read.
+void read_comm_probe(const json& j, Reader& r, Profile& p) {
+    const json* probe = r.typed(j, "", "comm_probe", "object", false);
+    if (!probe) return;
+    const std::string path = "/comm_probe";
+    auto overhead = r.nonneg(*probe, path, "message_overhead_s", true);
+    auto cpu = r.nonneg(*probe, path, "comm_cpu_s_per_byte", true);
+    auto cores = r.nonneg(*probe, path, "cores", true);
+    if (!overhead || !cpu || !cores) return;
+    if (*cores == 0) {
+        r.error(child(path, "cores"), "expected a number > 0, got 0");
+        return;
+    }
+    p.comm_probe = CommProbe{*overhead, *cpu, *cores};
+}
+
 std::optional<Profile> parse_layer_json(const json& j, Reader& r, const std::string& file) {
     Profile p;
     p.source = Profile::Source::LayerJson;
@@ -396,6 +413,7 @@ std::optional<Profile> parse_layer_json(const json& j, Reader& r, const std::str
     auto by_name = read_layers(j, r, p);
     read_totals(j, r, p);
     read_ddp_buckets(j, r, by_name, p);
+    read_comm_probe(j, r, p);
     if (!r.ok()) return std::nullopt;
     finish(p);
     return p;
@@ -738,6 +756,19 @@ std::string to_sgdnet(const Profile& p, const std::string& name) {
       << ";  // zero_grad + forward (loss included) + backward\n";
     o << "let " << name << "_update = " << format_dist(p.optimizer) << ";  // optimizer step\n";
     o << "let " << name << "_step = " << format_dist(p.step) << ";  // whole step as measured\n";
+    if (const auto& c = p.comm_probe) {
+        char number[32];
+        o << "// What communication costs a host (`comm_probe`: two local processes all-reducing "
+             "over\n// loopback), for the training properties `message_overhead` and `comm_cpu` "
+             "and a host's `cores`.\n";
+        o << "let " << name << "_message_overhead = " << format_time(c->message_overhead_s)
+          << ";  // fixed cost of every message\n";
+        std::snprintf(number, sizeof number, "%.6g", c->comm_cpu_s_per_byte * 1e9);
+        o << "let " << name << "_comm_cpu = " << number
+          << " ns / 1 B;  // CPU time per byte, at each end of a message\n";
+        std::snprintf(number, sizeof number, "%.6g", c->cores);
+        o << "let " << name << "_cores = " << number << ";  // CPUs of the profiling process\n";
+    }
     return o.str();
 }
 

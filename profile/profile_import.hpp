@@ -2,8 +2,8 @@
 //
 // Two input formats (docs/profiles.md describes both and every choice made here):
 //  1. the per-layer profile written by examples/profiling/profile_model.py (`layers`, `totals`,
-//     optional `ddp_buckets`), with per-layer forward/backward gap times, parameter bytes and
-//     the gradient-ready order;
+//     optional `ddp_buckets` and `comm_probe`), with per-layer forward/backward gap times,
+//     parameter bytes and the gradient-ready order;
 //  2. a PyTorch profiler Chrome trace (`export_chrome_trace`, bare list or {"traceEvents": …})
 //     with `record_function` ranges `zero_grad`, `forward`, `backward`, `optimizer` per step and
 //     optionally `layer_fwd:NAME` per layer forward. A trace gives the coarse phases and the
@@ -77,6 +77,16 @@ struct RecordedBuckets {
     std::vector<double> bytes;  // recorded bytes of each bucket
 };
 
+/// What communication costs the hosts, as a format-1 profile's `comm_probe` object records it
+/// (two local processes all-reducing over loopback, examples/profiling/comm_probe.py): the model's
+/// `message_overhead`, `comm_cpu` and a host's `cores`. Canonical units.
+struct CommProbe {
+    double message_overhead_s = 0;   // fixed cost of one message
+    double comm_cpu_s_per_byte = 0;  // CPU seconds per byte, at each end of a message
+    double cores = 0;                // CPUs the profiling process could use
+    bool operator==(const CommProbe&) const = default;
+};
+
 /// A one-node profile, in canonical units.
 struct Profile {
     enum class Source { LayerJson, ChromeTrace };
@@ -101,6 +111,7 @@ struct Profile {
     net::Distribution step_dist;  // fit_distribution(step)
 
     std::vector<RecordedBuckets> recorded_buckets;  // format 1 `ddp_buckets`, in file order
+    std::optional<CommProbe> comm_probe;            // format 1 `comm_probe`, when recorded
 };
 
 /// Parses a profile held in `text` (either format, detected from its shape), registered in
@@ -131,8 +142,10 @@ std::vector<std::vector<int>> ddp_buckets(const Profile& p, double bucket_cap_B,
 /// The text `sgdnet import-profile` writes: a header comment naming the source, a
 /// `layers NAME { IDENT: fwd = …, bwd = …, bytes = … B; … }` table in forward order (an
 /// `order = K` column only when the gradient-ready order is not the reverse layer order), then
-/// `let NAME_compute = …; let NAME_update = …; let NAME_step = …;`. Times are written in ms or
-/// us with 6 significant digits. A profile without layers gets only the `let`s.
+/// `let NAME_compute = …; let NAME_update = …; let NAME_step = …;`, and with a `comm_probe`
+/// `let NAME_message_overhead = …; let NAME_comm_cpu = … ns / 1 B; let NAME_cores = …;`. Times
+/// are written in ms or us with 6 significant digits. A profile without layers gets only the
+/// `let`s.
 /// Precondition: `name` is an identifier (pass it through to_identifier).
 std::string to_sgdnet(const Profile& p, const std::string& name);
 

@@ -399,6 +399,54 @@ training { sync = ps_ssp(staleness = 2); overlap = 0.5; sharing = fifo; bucket =
     CHECK(shape(*tr.properties[0].value) == "ps_ssp(staleness = 2)");
 }
 
+TEST_CASE("parse: host declarations, placements and `host` as a name") {
+    auto p = parse_text("host h[2] { cores = 2; }\n"
+                        "worker w { host = h[i / 2]; }\n"
+                        "host node { cores = 8; bandwidth = 25 Gbps; latency = 5 us; };\n"
+                        "param host = 1;\n"
+                        "training { comm_cpu = 0.6 ns / 1 B; message_overhead = 150 us; }\n");
+    INFO(p->diags.render());
+    REQUIRE_FALSE(p->diags.has_errors());
+    REQUIRE(p->ast.decls.size() == 5);
+    const auto& h = std::get<HostDecl>(p->ast.decls[0]);
+    CHECK(h.name == "h");
+    CHECK(h.name_range == range(1, 6, 1, 7));
+    CHECK(shape(*h.count) == "2");
+    REQUIRE(h.properties.size() == 1);
+    CHECK(h.properties[0].name == "cores");
+    const auto& w = std::get<NodeDecl>(p->ast.decls[1]);
+    REQUIRE(w.properties.size() == 1);
+    CHECK(w.properties[0].name == "host");
+    CHECK(shape(*w.properties[0].value) == "h[(i / 2)]");
+    const auto& node = std::get<HostDecl>(p->ast.decls[2]);
+    CHECK(node.count == nullptr);
+    REQUIRE(node.properties.size() == 3);
+    CHECK(shape(*node.properties[1].value) == "25[Gbps]");
+    CHECK(shape(*node.properties[2].value) == "5[us]");
+    CHECK(std::get<ParamDecl>(p->ast.decls[3]).name == "host");
+    const auto& tr = std::get<TrainingDecl>(p->ast.decls[4]);
+    CHECK(shape(*tr.properties[0].value) == "(0.6[ns] / 1[B])");
+    CHECK(dump(p->ast).rfind("host h @1:1-1:25\n"
+                             "  count\n"
+                             "    number 2 @1:8-1:9\n"
+                             "  property cores @1:13-1:23\n"
+                             "    number 2 @1:21-1:22\n"
+                             "worker w @2:1-2:30\n"
+                             "  property host @2:12-2:28\n"
+                             "    name h[] @2:19-2:27\n",
+                             0) == 0);
+}
+
+TEST_CASE("parse: errors in a host block") {
+    auto p = parse_text("host h[2] { cores = ; }\nhost g { cores = 2;\n");
+    const std::string out = p->diags.render();
+    CHECK(out.find("t.sgdnet:1:21: error: expected an expression") != std::string::npos);
+    CHECK(out.find("error: expected '}' at end of file") != std::string::npos);
+    CHECK(out.find("t.sgdnet:2:1: note: the host block opened here") != std::string::npos);
+    REQUIRE(p->ast.decls.size() == 2);
+    CHECK(std::get<HostDecl>(p->ast.decls[0]).properties.empty());  // the broken one left out
+}
+
 TEST_CASE("parse: transition and place attributes with and without '='") {
     auto p = parse_text(R"(net n {
   place p[j in 1..4] = 2 bound = 5;

@@ -517,3 +517,69 @@ TEST_CASE("to_sgdnet: trace without layer ranges gives the coarse lets only") {
     CHECK(text.find("layers c") == std::string::npos);
     CHECK(text.find("let c_compute = lognormal(mean = 970 us") != std::string::npos);
 }
+
+TEST_CASE("comm_probe: its three numbers are read, its other members ignored") {
+    Diagnostics d;
+    auto p = profile::load_profile(data_path("mlp_comm_layers.json"), d);
+    REQUIRE_MESSAGE(p, d.render());
+    CHECK_FALSE(d.has_errors());
+    REQUIRE(p->comm_probe);
+    CHECK(*p->comm_probe == profile::CommProbe{1.2e-4, 6e-10, 2});
+    // The same profile without the object has none, and the rest of the profile is the same.
+    Diagnostics d2;
+    auto plain = profile::load_profile(data_path("mlp_layers.json"), d2);
+    REQUIRE(plain);
+    CHECK_FALSE(plain->comm_probe);
+    CHECK(plain->layers.size() == p->layers.size());
+    CHECK(plain->compute_time == p->compute_time);
+}
+
+TEST_CASE("comm_probe: a malformed object gives diagnostics naming the JSON path") {
+    json good = read_json("mlp_comm_layers.json");
+    {
+        json j = good;
+        j["comm_probe"].erase("cores");
+        CHECK(any_contains(parse_errors(j), "p.json: /comm_probe/cores: missing required field"));
+    }
+    {
+        json j = good;
+        j["comm_probe"]["message_overhead_s"] = "120 us";
+        CHECK(any_contains(parse_errors(j),
+                           "/comm_probe/message_overhead_s: expected a number, got string"));
+    }
+    {
+        json j = good;
+        j["comm_probe"]["comm_cpu_s_per_byte"] = -1e-9;
+        CHECK(any_contains(parse_errors(j), "/comm_probe/comm_cpu_s_per_byte: expected a finite "
+                                            "number >= 0, got -1e-09"));
+    }
+    {
+        json j = good;
+        j["comm_probe"]["cores"] = 0;
+        CHECK(any_contains(parse_errors(j), "/comm_probe/cores: expected a number > 0, got 0"));
+    }
+    {
+        json j = good;
+        j["comm_probe"] = json::array();
+        CHECK(any_contains(parse_errors(j), "/comm_probe: expected an object, got array"));
+    }
+}
+
+TEST_CASE("to_sgdnet: a comm_probe gives the lets of message_overhead, comm_cpu and cores") {
+    Diagnostics d;
+    auto p = profile::load_profile(data_path("mlp_comm_layers.json"), d);
+    REQUIRE(p);
+    const std::string text = profile::to_sgdnet(*p, "mlp");
+    CAPTURE(text);
+    CHECK(text.find("let mlp_message_overhead = 120 us;") != std::string::npos);
+    CHECK(text.find("let mlp_comm_cpu = 0.6 ns / 1 B;") != std::string::npos);
+    CHECK(text.find("let mlp_cores = 2;") != std::string::npos);
+    // Without the object, none of them.
+    Diagnostics d2;
+    auto plain = profile::load_profile(data_path("mlp_layers.json"), d2);
+    REQUIRE(plain);
+    const std::string plain_text = profile::to_sgdnet(*plain, "mlp");
+    CHECK(plain_text.find("mlp_message_overhead") == std::string::npos);
+    CHECK(plain_text.find("mlp_comm_cpu") == std::string::npos);
+    CHECK(plain_text.find("mlp_cores") == std::string::npos);
+}
