@@ -25,6 +25,16 @@ struct LayerSpec {
     std::optional<int> bwd_order;   // position in gradient-ready order (0 = first), if recorded
 };
 
+/// One host (one element of `host NAME[COUNT]`): cores shared by the CPU jobs placed on it, and
+/// optionally a NIC shared by its nodes.
+struct HostSpec {
+    std::string name;                           // e.g. `h[1]`, or `h` without a count
+    double cores = std::numeric_limits<double>::infinity();
+    double bandwidth_Bps = kInfiniteBandwidth;  // finite: a NIC shared by the nodes placed on it
+    double latency_s = 0;                       // of that NIC
+    net::SourceRange where;
+};
+
 /// One worker (one element of `worker NAME[COUNT]`), its properties evaluated for its index.
 struct WorkerSpec {
     std::string name;                          // e.g. `w[3]`
@@ -36,6 +46,7 @@ struct WorkerSpec {
     double latency_s = 0;
     double batch = 1;                          // samples per step
     net::SourceRange where;
+    std::optional<int> host{};                 // index into TrainingSpec::hosts; none: alone
 };
 
 /// One parameter-server shard (one element of `server NAME[K]`).
@@ -45,12 +56,14 @@ struct ServerSpec {
     double bandwidth_Bps = kInfiniteBandwidth;
     double latency_s = 0;
     net::SourceRange where;
+    std::optional<int> host{};              // index into TrainingSpec::hosts; none: alone
 };
 
 /// The training block (LANGUAGE.md §5), evaluated.
 struct TrainingSpec {
     std::vector<WorkerSpec> workers;  // ring order = this order
     std::vector<ServerSpec> servers;  // shards; required by ps_* schemes
+    std::vector<HostSpec> hosts;
     SyncKind sync = SyncKind::AllreduceRing;
     int64_t staleness = 0;            // ps_ssp
     Granularity granularity = Granularity::Coarse;
@@ -60,13 +73,16 @@ struct TrainingSpec {
     SharingKind sharing = SharingKind::Fair;
     bool overlap = true;              // fine: communication overlaps backward
     double overlap_fraction = 0;      // coarse heuristic, in [0, 1]
+    double message_overhead_s = 0;    // per message, CPU work on the sender's host
+    double comm_cpu_s_per_byte = 0;   // CPU seconds per byte at each end of a message
     net::SourceRange where;           // the training block
 };
 
 /// Lowers a training system into `out` (appending places, transitions and the measures of
 /// LANGUAGE.md §5.3, steps_per_s first). Returns an error message (empty on success) when the
 /// spec is unusable: no workers, a ps_* scheme without servers, fine granularity without layers,
-/// non-positive speed or bandwidth.
+/// non-positive speed, bandwidth or cores, a host index out of range, a negative latency,
+/// message overhead or communication CPU cost.
 std::string lower_training_spec(const TrainingSpec& spec, net::PetriNet& out);
 
 }  // namespace sgdnet::training
