@@ -1,8 +1,10 @@
-// Net-building helpers of the training lowering: named elements, NIC directions, transfers (§5.1).
+// Net-building helpers of the training lowering: named elements, NIC directions, hosts and
+// their CPU jobs, transfers (§5.1).
 #include "training/builder.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 namespace sgdnet::training {
@@ -36,6 +38,11 @@ std::vector<Arc> merged(std::vector<Arc> arcs) {
 
 void append(std::vector<Arc>& to, const std::vector<Arc>& from) {
     to.insert(to.end(), from.begin(), from.end());
+}
+
+std::vector<Arc> operator+(std::vector<Arc> a, const std::vector<Arc>& b) {
+    append(a, b);
+    return a;
 }
 
 }  // namespace
@@ -113,6 +120,13 @@ TransitionId Builder::step(const std::string& name, const net::Distribution& del
     return timed(name, delay, std::move(in), std::move(out));
 }
 
+int Builder::add_host(const HostSpec& host) {
+    host_up_.push_back(Direction{host.name + ".up", host.bandwidth_Bps, false, {}, {}, {}});
+    host_down_.push_back(Direction{host.name + ".down", host.bandwidth_Bps, false, {}, {}, {}});
+    hosts_.push_back(Host{host, {}});
+    return static_cast<int>(hosts_.size() - 1);
+}
+
 int Builder::add_node(Node node) {
     up_.push_back(Direction{node.name + ".up", node.bandwidth_Bps, false, {}, {}, {}});
     down_.push_back(Direction{node.name + ".down", node.bandwidth_Bps, false, {}, {}, {}});
@@ -135,57 +149,191 @@ PlaceId Builder::free_place(Direction& d) {
     return *d.free;
 }
 
-std::vector<Arc> Builder::message(const MessageSpec& m) {
-    const Node& a = node(m.from);
-    const Node& b = node(m.to);
-    const double bw = std::min(a.bandwidth_Bps, b.bandwidth_Bps);
-    const double tx_s = (m.bytes <= 0 || std::isinf(bw)) ? 0.0 : m.bytes / bw;
-    const double lat_s = a.latency_s + b.latency_s;
+// ---- hosts and CPU jobs ------------------------------------------------------------------
 
-    auto queued_place = [&]() { return m.queue ? *m.queue : place(m.name + ".queued"); };
-    // Propagation: `NAME.flight` → `NAME.arrive` ~ det(latency), infinite server (links free).
-    auto after_tx = [&]() -> std::vector<Arc> {
-        if (lat_s <= 0) return m.deliver;
-        PlaceId flight = place(m.name + ".flight");
-        timed(m.name + ".arrive", net::Distribution{net::Det{lat_s}}, {Arc{flight, 1}}, m.deliver,
-              net::kInfiniteServers);
-        return {Arc{flight, 1}};
-    };
+PlaceId Builder::cpu_active(int host) {
+    Host& h = hosts_[static_cast<std::size_t>(host)];
+    if (!h.active) h.active = place(h.spec.name + ".cpu.active");
+    return *h.active;
+}
 
-    if (tx_s == 0) {
-        if (m.start_inputs.empty() && m.tx_done.empty()) {
-            if (lat_s <= 0) return m.deliver;
-            PlaceId queued = queued_place();
-            timed(m.name, net::Distribution{net::Det{lat_s}}, {Arc{queued, 1}}, m.deliver,
-                  net::kInfiniteServers);
-            return {Arc{queued, 1}};
-        }
-        PlaceId queued = queued_place();
-        std::vector<Arc> in{Arc{queued, 1}};
-        append(in, m.start_inputs);
-        std::vector<Arc> out = m.tx_done;
-        append(out, after_tx());
-        immediate(m.name, std::move(in), std::move(out));
-        return {Arc{queued, 1}};
+TransitionId Builder::cpu_job(const std::string& name, const net::Distribution& delay,
+                              std::optional<int> host, std::vector<Arc> in,
+                              std::vector<Arc> out, uint32_t servers) {
+    const double cores = host ? hosts_[static_cast<std::size_t>(*host)].spec.cores
+                              : std::numeric_limits<double>::infinity();
+    if (is_zero(delay)) return immediate(name, std::move(in), std::move(out));
+    if (std::isinf(cores)) return timed(name, delay, std::move(in), std::move(out), servers);
+    const PlaceId running = place(name + ".running");
+    const PlaceId active = cpu_active(*host);
+    immediate(name + ".begin", std::move(in), {Arc{running, 1}, Arc{active, 1}});
+    const TransitionId t =
+        timed(name, delay, {Arc{running, 1}, Arc{active, 1}}, std::move(out), servers);
+    // Each of the k jobs in progress gets min(1, C / k) of a core; the work left carries over.
+    transition(t).speed = expr({konst(1), konst(cores), tokens(active), op(Code::Div),
+                                op(Code::Min)});
+    transition(t).memory = net::Memory::Age;
+    return t;
+}
+
+std::vector<Arc> Builder::started_cpu_job(const std::string& name, double work_s,
+                                          std::optional<int> host, std::vector<Arc> out) {
+    const double cores = host ? hosts_[static_cast<std::size_t>(*host)].spec.cores
+                              : std::numeric_limits<double>::infinity();
+    const PlaceId running = place(name + ".running");
+    std::vector<Arc> start{Arc{running, 1}};
+    if (!std::isinf(cores)) start.push_back(Arc{cpu_active(*host), 1});
+    const TransitionId t = timed(name, net::Distribution{net::Det{work_s}}, start,
+                                 std::move(out), net::kInfiniteServers);
+    if (!std::isinf(cores)) {
+        transition(t).speed = expr({konst(1), konst(cores), tokens(start[1].place),
+                                    op(Code::Div), op(Code::Min)});
+        transition(t).memory = net::Memory::Age;
     }
+    return start;
+}
 
-    Direction* dirs[2] = {nullptr, nullptr};
-    if (!std::isinf(a.bandwidth_Bps)) dirs[0] = &direction(m.from, true);
-    if (!std::isinf(b.bandwidth_Bps)) dirs[1] = &direction(m.to, false);
-    for (Direction* d : dirs) {
+// ---- links -------------------------------------------------------------------------------
+
+bool Builder::has_host_nic(int host) const {
+    const HostSpec& h = hosts_[static_cast<std::size_t>(host)].spec;
+    return !std::isinf(h.bandwidth_Bps) || h.latency_s > 0;
+}
+
+bool Builder::via_host_nic(int node_index, int peer) const {
+    const std::optional<int> h = node(node_index).host;
+    return h && node(peer).host != h && has_host_nic(*h);
+}
+
+LinkEnd Builder::remote_end(int node_index) const {
+    const Node& n = node(node_index);
+    if (n.host && has_host_nic(*n.host)) {
+        const HostSpec& h = hosts_[static_cast<std::size_t>(*n.host)].spec;
+        return {h.bandwidth_Bps, h.latency_s};
+    }
+    return {n.bandwidth_Bps, n.latency_s};
+}
+
+LinkEnd Builder::link_end(int node_index, int peer) const {
+    if (via_host_nic(node_index, peer)) return remote_end(node_index);
+    const Node& n = node(node_index);
+    return {n.bandwidth_Bps, n.latency_s};
+}
+
+Builder::Route Builder::route(int from, int to) {
+    Route r;
+    r.ends[0] = link_end(from, to);
+    r.ends[1] = link_end(to, from);
+    const int ends[2] = {from, to};
+    for (int k = 0; k < 2; ++k) {
+        if (std::isinf(r.ends[k].bandwidth_Bps)) continue;
+        const int peer = ends[1 - k];
+        if (via_host_nic(ends[k], peer)) {
+            auto& dirs = k == 0 ? host_up_ : host_down_;
+            r.dirs[k] = &dirs[static_cast<std::size_t>(*node(ends[k]).host)];
+            r.host_nic = true;
+        } else {
+            r.dirs[k] = &direction(ends[k], k == 0);
+        }
+    }
+    return r;
+}
+
+// ---- messages ----------------------------------------------------------------------------
+
+std::vector<Arc> Builder::message(const MessageSpec& m) {
+    const double cpu_s = m.bytes > 0 ? m.bytes * costs_.cpu_s_per_byte : 0;
+    MessageSpec tx = m;
+    std::vector<Arc> fork;
+    if (cpu_s > 0) {
+        // Both CPU jobs start with the transmission; `M.deliver` waits for the three. One
+        // place per part, so that the k-th delivery waits for the k-th end of each (a message
+        // sent again before its last delivery, the ring's, has several of each in progress).
+        const PlaceId transferred = place(m.name + ".transferred");
+        const PlaceId sent = place(m.name + ".cpu.send.done");
+        const PlaceId received = place(m.name + ".cpu.recv.done");
+        immediate(m.name + ".deliver", {Arc{transferred, 1}, Arc{sent, 1}, Arc{received, 1}},
+                  m.deliver);
+        fork = started_cpu_job(m.name + ".cpu.send", cpu_s, node(m.from).host, {Arc{sent, 1}});
+        append(fork, started_cpu_job(m.name + ".cpu.recv", cpu_s, node(m.to).host,
+                                     {Arc{received, 1}}));
+        tx.deliver = {Arc{transferred, 1}};
+    }
+    if (!(costs_.overhead_s > 0)) return transmission(tx, fork, ".queued");
+    // The overhead is paid first, holding the start inputs; its end starts the transmission.
+    const PlaceId queued = m.queue ? *m.queue : place(m.name + ".queued");
+    tx.queue.reset();
+    tx.start_inputs.clear();
+    std::vector<Arc> start = transmission(tx, fork, ".overhead.done");
+    std::vector<Arc> in{Arc{queued, 1}};
+    append(in, m.start_inputs);
+    cpu_job(m.name + ".overhead", net::Distribution{net::Det{costs_.overhead_s}},
+            node(m.from).host, std::move(in), std::move(start), net::kInfiniteServers);
+    return {Arc{queued, 1}};
+}
+
+PlaceId Builder::queue_of(const MessageSpec& m, const std::string& suffix) {
+    return m.queue ? *m.queue : place(m.name + suffix);
+}
+
+std::vector<Arc> Builder::propagation(const MessageSpec& m, double latency_s) {
+    if (latency_s <= 0) return m.deliver;
+    PlaceId flight = place(m.name + ".flight");
+    timed(m.name + ".arrive", net::Distribution{net::Det{latency_s}}, {Arc{flight, 1}},
+          m.deliver, net::kInfiniteServers);
+    return {Arc{flight, 1}};
+}
+
+std::vector<Arc> Builder::untimed_transmission(const MessageSpec& m, const std::vector<Arc>& fork,
+                                               const std::string& queue_suffix,
+                                               double latency_s) {
+    if (m.start_inputs.empty() && m.tx_done.empty()) {
+        if (latency_s <= 0) return m.deliver + fork;
+        PlaceId queued = queue_of(m, queue_suffix);
+        timed(m.name, net::Distribution{net::Det{latency_s}}, {Arc{queued, 1}}, m.deliver,
+              net::kInfiniteServers);
+        return std::vector<Arc>{Arc{queued, 1}} + fork;
+    }
+    PlaceId queued = queue_of(m, queue_suffix);
+    std::vector<Arc> in{Arc{queued, 1}};
+    append(in, m.start_inputs);
+    std::vector<Arc> out = m.tx_done;
+    append(out, propagation(m, latency_s));
+    immediate(m.name, std::move(in), out + fork);
+    return {Arc{queued, 1}};
+}
+
+std::vector<Arc> Builder::transmission(const MessageSpec& m, const std::vector<Arc>& fork,
+                                       const std::string& queue_suffix) {
+    Route r = route(m.from, m.to);
+    const double bw = std::min(r.ends[0].bandwidth_Bps, r.ends[1].bandwidth_Bps);
+    const double tx_s = (m.bytes <= 0 || std::isinf(bw)) ? 0.0 : m.bytes / bw;
+    const double lat_s = r.ends[0].latency_s + r.ends[1].latency_s;
+    if (tx_s == 0) return untimed_transmission(m, fork, queue_suffix, lat_s);
+
+    for (Direction* d : r.dirs) {
         if (d != nullptr) d->used = true;
     }
     const net::Distribution tx_delay{net::Det{tx_s}};
+    DirMode mode = m.mode;
+    if (mode == DirMode::Exclusive && r.host_nic) mode = costs_.host_nic_mode;
 
-    switch (m.mode) {
+    switch (mode) {
         case DirMode::Exclusive: {
-            PlaceId queued = queued_place();
+            PlaceId queued = queue_of(m, queue_suffix);
             std::vector<Arc> in{Arc{queued, 1}};
             append(in, m.start_inputs);
+            if (!fork.empty()) {
+                // The CPU jobs need a start of their own: `M.start` → `M.sending` → `M`.
+                PlaceId sending = place(m.name + ".sending");
+                immediate(m.name + ".start", std::move(in),
+                          std::vector<Arc>{Arc{sending, 1}} + fork);
+                in = {Arc{sending, 1}};
+            }
             std::vector<Arc> out = m.tx_done;
-            append(out, after_tx());
+            append(out, propagation(m, lat_s));
             TransitionId tx = timed(m.name, tx_delay, std::move(in), std::move(out));
-            for (Direction* d : dirs) {
+            for (Direction* d : r.dirs) {
                 if (d != nullptr) d->busy_terms.push_back({tx, tx_s});
             }
             return {Arc{queued, 1}};
@@ -199,7 +347,7 @@ std::vector<Arc> Builder::message(const MessageSpec& m) {
             std::vector<Arc> started{Arc{pending, 1}};
             std::vector<ExprOp> code;
             int terms = 0;
-            for (Direction* d : dirs) {
+            for (Direction* d : r.dirs) {
                 if (d == nullptr) continue;
                 PlaceId act = active_place(*d);
                 started.push_back(Arc{act, 1});
@@ -209,34 +357,35 @@ std::vector<Arc> Builder::message(const MessageSpec& m) {
                 if (++terms == 2) code.push_back(op(Code::Min));
             }
             std::vector<Arc> out = m.tx_done;
-            append(out, after_tx());
+            append(out, propagation(m, lat_s));
             TransitionId tx = timed(m.name, tx_delay, started, std::move(out));
             transition(tx).speed = expr(std::move(code));
             transition(tx).memory = net::Memory::Age;
-            if (m.start_inputs.empty()) return started;
-            PlaceId queued = queued_place();
+            if (m.start_inputs.empty()) return started + fork;
+            PlaceId queued = queue_of(m, queue_suffix);
             std::vector<Arc> in{Arc{queued, 1}};
             append(in, m.start_inputs);
-            immediate(m.name + ".start", std::move(in), started);
+            immediate(m.name + ".start", std::move(in), started + fork);
             return {Arc{queued, 1}};
         }
         case DirMode::Fifo: {
             // Both directions' `free` tokens are taken at once by an immediate start and given
             // back when transmission ends.
-            PlaceId queued = queued_place();
+            PlaceId queued = queue_of(m, queue_suffix);
             PlaceId sending = place(m.name + ".sending");
             std::vector<Arc> in{Arc{queued, 1}};
             append(in, m.start_inputs);
             std::vector<Arc> out;
-            for (Direction* d : dirs) {
+            for (Direction* d : r.dirs) {
                 if (d == nullptr) continue;
                 PlaceId f = free_place(*d);
                 in.push_back(Arc{f, 1});
                 out.push_back(Arc{f, 1});
             }
-            immediate(m.name + ".start", std::move(in), {Arc{sending, 1}});
+            immediate(m.name + ".start", std::move(in),
+                      std::vector<Arc>{Arc{sending, 1}} + fork);
             append(out, m.tx_done);
-            append(out, after_tx());
+            append(out, propagation(m, lat_s));
             timed(m.name, tx_delay, {Arc{sending, 1}}, std::move(out));
             return {Arc{queued, 1}};
         }
@@ -245,24 +394,45 @@ std::vector<Arc> Builder::message(const MessageSpec& m) {
 }
 
 void Builder::add_nic_measures() {
-    for (std::size_t n = 0; n < nodes_.size(); ++n) {
-        for (Direction* d : {&up_[n], &down_[n]}) {
-            if (!d->used) continue;
-            net::Measure m;
-            m.name = "util." + d->name;
-            m.unit = "";
-            if (d->active) {
-                m.kind = net::Measure::Kind::TimeAverage;
-                m.expr = expr({tokens(*d->active), konst(0), op(Code::Gt)});
-            } else if (d->free) {
-                m.kind = net::Measure::Kind::TimeAverage;
-                m.expr = expr({konst(1), tokens(*d->free), op(Code::Sub)});
-            } else {
-                m.kind = net::Measure::Kind::Throughput;
-                m.terms = d->busy_terms;
-            }
-            net_.measures.push_back(std::move(m));
+    auto add = [&](Direction& d) {
+        if (!d.used) return;
+        net::Measure m;
+        m.name = "util." + d.name;
+        m.unit = "";
+        if (d.active) {
+            m.kind = net::Measure::Kind::TimeAverage;
+            m.expr = expr({tokens(*d.active), konst(0), op(Code::Gt)});
+        } else if (d.free) {
+            m.kind = net::Measure::Kind::TimeAverage;
+            m.expr = expr({konst(1), tokens(*d.free), op(Code::Sub)});
+        } else {
+            m.kind = net::Measure::Kind::Throughput;
+            m.terms = d.busy_terms;
         }
+        net_.measures.push_back(std::move(m));
+    };
+    for (std::size_t n = 0; n < nodes_.size(); ++n) {
+        add(up_[n]);
+        add(down_[n]);
+    }
+    for (std::size_t h = 0; h < hosts_.size(); ++h) {
+        add(host_up_[h]);
+        add(host_down_[h]);
+    }
+}
+
+void Builder::add_host_measures() {
+    for (std::size_t h = 0; h < hosts_.size(); ++h) {
+        const double cores = hosts_[h].spec.cores;
+        if (std::isinf(cores)) continue;
+        // Busy fraction of the cores: min(k, C) of them work while k jobs are in progress.
+        const PlaceId active = cpu_active(static_cast<int>(h));
+        net::Measure m;
+        m.name = "util." + hosts_[h].spec.name;
+        m.kind = net::Measure::Kind::TimeAverage;
+        m.expr = expr({tokens(active), konst(cores), op(Code::Min), konst(cores), op(Code::Div)});
+        m.unit = "";
+        net_.measures.push_back(std::move(m));
     }
 }
 

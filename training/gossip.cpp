@@ -56,7 +56,8 @@ void Lowering::gossip() {
         } else {
             PlaceId computed_end = b_.place(wn(i) + ".compute.done");
             auto tail = coarse_compute(i, {arc(ready)},
-                                       after_compute + Arcs{arc(computed_end)}, 0);
+                                       after_compute + Arcs{arc(computed_end)},
+                                       Tail::JoinsStepEnd);
             update_in.push_back(arc(computed_end));
             if (tail) update_in.push_back(arc(*tail));
         }

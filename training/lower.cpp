@@ -9,6 +9,8 @@
 //   step. The coarse chain is the fine chain reduced: a chain of timed transitions whose only
 //   interaction is through the chain places merges into one transition whose delay is the sum
 //   of theirs (exact, since nothing else reads the intermediate places) — see docs/training.md.
+//   Each is a CPU job of the worker's host (Builder::cpu_job): on a host of finite cores it has
+//   a `….begin` and shares the cores with the host's other jobs.
 // - messages: builder.cpp (§5.1).
 // - schemes: one file each, with their dependencies documented there.
 #include <algorithm>
@@ -29,11 +31,13 @@ Lowering::Lowering(const TrainingSpec& spec, net::PetriNet& out)
       mode_(spec.sharing == SharingKind::Fair ? DirMode::Fair : DirMode::Fifo) {}
 
 void Lowering::run() {
+    for (const auto& h : spec_.hosts) b_.add_host(h);
+    b_.set_message_costs({spec_.message_overhead_s, spec_.comm_cpu_s_per_byte, mode_});
     for (const auto& w : spec_.workers) {
-        wnode_.push_back(b_.add_node({w.name, w.bandwidth_Bps, w.latency_s}));
+        wnode_.push_back(b_.add_node({w.name, w.bandwidth_Bps, w.latency_s, w.host}));
     }
     for (const auto& s : spec_.servers) {
-        snode_.push_back(b_.add_node({s.name, s.bandwidth_Bps, s.latency_s}));
+        snode_.push_back(b_.add_node({s.name, s.bandwidth_Bps, s.latency_s, s.host}));
     }
     step_.resize(u(n_));
     wbusy_.resize(u(n_));
@@ -60,42 +64,50 @@ net::Distribution Lowering::coarse_compute_dist(int i) const {
 }
 
 /// Estimated time of one step's communication alone on the links, for the coarse overlap
-/// heuristic (docs/training.md): ring 2(N−1)(S/(N·bw) + L), tree 2·depth·(S/bw + L),
-/// parameter server 2(S/bw + L), gossip S/bw + L; bw, L of the worker and its peer.
+/// heuristic (docs/training.md): ring 2(N−1)·t(S/N), tree 2·depth·t(S), parameter server
+/// 2·t(S), gossip t(S), where a message of B bytes takes t(B) = o + max(B/bw, B·c) + L (o the
+/// message overhead, c the CPU cost per byte; bw, L of the worker's NIC and its peer's: the
+/// ring's next worker, the first shard, or for tree and gossip the worker's own NIC twice, as
+/// seen from another host).
 double Lowering::comm_estimate(int i) const {
-    const WorkerSpec& w = worker(i);
     const double s = spec_.model_bytes;
-    auto time = [&](double bytes, double bw1, double bw2) {
-        const double bw = std::min(bw1, bw2);
-        return std::isinf(bw) ? 0.0 : bytes / bw;
+    const MessageCosts& costs = b_.message_costs();
+    auto time = [&](double bytes, const LinkEnd& a, const LinkEnd& b) {
+        const double bw = std::min(a.bandwidth_Bps, b.bandwidth_Bps);
+        const double tx = std::isinf(bw) ? 0.0 : bytes / bw;
+        return costs.overhead_s + std::max(tx, bytes * costs.cpu_s_per_byte);
     };
+    const int w = wnode_[u(i)];
     switch (spec_.sync) {
         case SyncKind::AllreduceRing: {
             if (n_ < 2) return 0;
-            const WorkerSpec& next = worker((i + 1) % n_);
-            return 2.0 * (n_ - 1) *
-                   (time(s / n_, w.bandwidth_Bps, next.bandwidth_Bps) + w.latency_s +
-                    next.latency_s);
+            const int next = wnode_[u((i + 1) % n_)];
+            const LinkEnd a = b_.link_end(w, next), b = b_.link_end(next, w);
+            return 2.0 * (n_ - 1) * (time(s / n_, a, b) + a.latency_s + b.latency_s);
         }
         case SyncKind::AllreduceTree: {
             const double depth = std::floor(std::log2(static_cast<double>(n_)));
-            return 2.0 * depth * (time(s, w.bandwidth_Bps, w.bandwidth_Bps) + 2 * w.latency_s);
+            const LinkEnd e = b_.remote_end(w);
+            return 2.0 * depth * (time(s, e, e) + 2 * e.latency_s);
         }
-        case SyncKind::Gossip:
-            return n_ < 2 ? 0 : time(s, w.bandwidth_Bps, w.bandwidth_Bps) + 2 * w.latency_s;
+        case SyncKind::Gossip: {
+            const LinkEnd e = b_.remote_end(w);
+            return n_ < 2 ? 0 : time(s, e, e) + 2 * e.latency_s;
+        }
         default: {
-            const ServerSpec& ps = server(0);
-            return 2.0 * (time(s, w.bandwidth_Bps, ps.bandwidth_Bps) + w.latency_s +
-                          ps.latency_s);
+            const LinkEnd a = b_.link_end(w, snode_[0]), b = b_.link_end(snode_[0], w);
+            return 2.0 * (time(s, a, b) + a.latency_s + b.latency_s);
         }
     }
 }
 
 /// Coarse compute of worker i: `W.compute` consuming `in`, producing `out` (the start of
-/// communication). With the overlap fraction φ > 0 the last h = min(φ·comm, backward) of the
-/// compute runs as `W.backward_tail` beside the communication; the returned place (initially
-/// `tail_initial` tokens) receives a token when it ends and must be consumed by the step end.
-std::optional<PlaceId> Lowering::coarse_compute(int i, Arcs in, Arcs out, uint32_t tail_initial) {
+/// communication), a CPU job on the worker's host. With the overlap fraction φ > 0 the last
+/// h = min(φ·comm, backward) of the compute runs as `W.backward_tail` (a CPU job too) beside
+/// the communication; the returned place receives a token when it ends. Tail::JoinsStepEnd:
+/// the caller's step end must consume it; Tail::GatesNextCompute: it starts with a token and
+/// the next `W.compute` consumes it.
+std::optional<PlaceId> Lowering::coarse_compute(int i, Arcs in, Arcs out, Tail tail_use) {
     const WorkerSpec& w = worker(i);
     net::Distribution c = coarse_compute_dist(i);
     const double mean_c = net::mean(c);
@@ -111,13 +123,15 @@ std::optional<PlaceId> Lowering::coarse_compute(int i, Arcs in, Arcs out, uint32
     if (h > 0) {
         c = scaled(c, (mean_c - h) / mean_c);
         PlaceId pending = b_.place(w.name + ".backward_tail.pending");
-        tail = b_.place(w.name + ".backward_tail.done", tail_initial);
-        TransitionId t = b_.timed(w.name + ".backward_tail", {net::Det{h}}, {arc(pending)},
-                                  {arc(*tail)});
+        const bool gates = tail_use == Tail::GatesNextCompute;
+        tail = b_.place(w.name + ".backward_tail.done", gates ? 1 : 0);
+        TransitionId t = b_.cpu_job(w.name + ".backward_tail", {net::Det{h}}, w.host,
+                                    {arc(pending)}, {arc(*tail)});
         wbusy_[u(i)].push_back({t, h});
         out.push_back(arc(pending));
+        if (gates) in.push_back(arc(*tail));
     }
-    TransitionId t = b_.step(w.name + ".compute", c, std::move(in), std::move(out));
+    TransitionId t = b_.cpu_job(w.name + ".compute", c, w.host, std::move(in), std::move(out));
     step_[u(i)] = t;
     if (!is_zero(c)) wbusy_[u(i)].push_back({t, net::mean(c)});
     return tail;
@@ -137,7 +151,7 @@ void Lowering::fine_compute(int i, Arcs start_in, const ArcLists& fwd_gate, Arcs
     auto add = [&](const std::string& name, const net::Distribution& d0, Arcs out,
                    bool first) {
         net::Distribution d = slowed(d0, w.speed);
-        TransitionId t = b_.step(name, d, std::move(in), std::move(out));
+        TransitionId t = b_.cpu_job(name, d, w.host, std::move(in), std::move(out));
         if (first) step_[u(i)] = t;
         if (!is_zero(d)) wbusy_[u(i)].push_back({t, net::mean(d)});
     };
@@ -165,10 +179,11 @@ void Lowering::fine_compute(int i, Arcs start_in, const ArcLists& fwd_gate, Arcs
     }
 }
 
-/// The worker's local `update`, consuming `in` and producing `W.ready`'s token in `out`.
+/// The worker's local `update` (a CPU job on its host), consuming `in` and producing `out`.
 void Lowering::worker_update(int i, Arcs in, Arcs out) {
     const WorkerSpec& w = worker(i);
-    TransitionId t = b_.step(w.name + ".update", w.update, std::move(in), std::move(out));
+    TransitionId t =
+        b_.cpu_job(w.name + ".update", w.update, w.host, std::move(in), std::move(out));
     if (!is_zero(w.update)) wbusy_[u(i)].push_back({t, net::mean(w.update)});
 }
 
@@ -199,7 +214,8 @@ std::string Lowering::bucket_prefix(const std::string& scheme, std::size_t bk) c
 }
 
 /// The measures of §5.3: steps_per_s, samples_per_s, step_time, then the utilizations of
-/// every worker and server (when busy at all) and of every NIC direction used.
+/// every worker and server (when busy at all), of every NIC direction used and of every host
+/// of finite cores.
 void Lowering::measures() {
     net::PetriNet& net = b_.net();
     const bool sync = sync_scheme(spec_.sync);
@@ -225,7 +241,37 @@ void Lowering::measures() {
     for (int i = 0; i < n_; ++i) busy(wn(i), wbusy_[u(i)]);
     for (int s = 0; s < k_; ++s) busy(sn(s), sbusy_[u(s)]);
     b_.add_nic_measures();
+    b_.add_host_measures();
 }
+
+namespace {
+
+/// The hosts, the placements and the per-message costs of `spec`: an error message, or empty.
+std::string check_hosts(const TrainingSpec& spec) {
+    for (const auto& h : spec.hosts) {
+        if (!(h.cores > 0)) return "host " + h.name + ": cores must be > 0";
+        if (!(h.bandwidth_Bps > 0)) return "host " + h.name + ": bandwidth must be > 0";
+        if (!(h.latency_s >= 0)) return "host " + h.name + ": latency must be >= 0";
+    }
+    const auto hosts = static_cast<int>(spec.hosts.size());
+    auto placed = [&](const std::string& kind, const std::string& name,
+                      const std::optional<int>& host) -> std::string {
+        if (!host || (*host >= 0 && *host < hosts)) return {};
+        return kind + " " + name + ": host index " + std::to_string(*host) +
+               " is out of range (" + std::to_string(hosts) + " hosts)";
+    };
+    for (const auto& w : spec.workers) {
+        if (std::string e = placed("worker", w.name, w.host); !e.empty()) return e;
+    }
+    for (const auto& s : spec.servers) {
+        if (std::string e = placed("server", s.name, s.host); !e.empty()) return e;
+    }
+    if (!(spec.message_overhead_s >= 0)) return "message_overhead must be >= 0";
+    if (!(spec.comm_cpu_s_per_byte >= 0)) return "comm_cpu must be >= 0";
+    return {};
+}
+
+}  // namespace
 
 std::string lower_training_spec(const TrainingSpec& spec, net::PetriNet& out) {
     if (spec.workers.empty()) return "the training system has no workers";
@@ -251,6 +297,7 @@ std::string lower_training_spec(const TrainingSpec& spec, net::PetriNet& out) {
         if (!(s.bandwidth_Bps > 0)) return "server " + s.name + ": bandwidth must be > 0";
         if (s.latency_s < 0) return "server " + s.name + ": latency must be >= 0";
     }
+    if (std::string error = check_hosts(spec); !error.empty()) return error;
     if (spec.model_bytes < 0) return "model_bytes must be >= 0";
     if (spec.staleness < 0) return "staleness must be >= 0";
     if (!(spec.bucket_bytes > 0) || !(spec.first_bucket_bytes > 0)) {

@@ -64,7 +64,9 @@ private:
     // ---- workers and buckets (lower.cpp) ----
     net::Distribution coarse_compute_dist(int i) const;
     double comm_estimate(int i) const;
-    std::optional<PlaceId> coarse_compute(int i, Arcs in, Arcs out, uint32_t tail_initial);
+    /// Where the coarse overlap heuristic's backward tail ends (coarse_compute).
+    enum class Tail { JoinsStepEnd, GatesNextCompute };
+    std::optional<PlaceId> coarse_compute(int i, Arcs in, Arcs out, Tail tail_use);
     void fine_compute(int i, Arcs start_in, const ArcLists& fwd_gate, Arcs first_out,
                       const ArcLists& bwd_out, Arcs last_out);
     void worker_update(int i, Arcs in, Arcs out);

@@ -18,6 +18,9 @@
 // every shard (`W.params.LAYER` × K); a message's push leaves after the backward of its last
 // layer (overlap) or after the whole backward. The server updates each message for
 // update·bytes_m/total, one at a time (`S.cpu`).
+//
+// Every server update is a CPU job of the server's host (Builder::cpu_job), so shards and
+// workers placed on one host share its cores; `S.cpu` still applies one update at a time.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -94,7 +97,8 @@ Arcs Lowering::server_apply(int s, const std::string& grad_name, const std::stri
     PlaceId grad = b_.place(grad_name);
     PlaceId applying = b_.place(grad_name + ".applying");
     b_.immediate(apply_name, {arc(grad), arc(cpu)}, {arc(applying)});
-    TransitionId t = b_.timed(update_name, update, {arc(applying)}, Arcs{arc(cpu)} + reply);
+    TransitionId t = b_.cpu_job(update_name, update, server(s).host, {arc(applying)},
+                                Arcs{arc(cpu)} + reply);
     sbusy_[u(s)].push_back({t, net::mean(update)});
     return {arc(grad)};
 }
@@ -141,8 +145,8 @@ std::vector<ArcLists> Lowering::ps_coarse_shards(const PsShared& ps,
             PlaceId grads = b_.place(sn(s) + ".grads");
             Arcs out;
             for (int i = 0; i < n_; ++i) out = out + pull_start[u(s)][u(i)];
-            TransitionId t = b_.step(sn(s) + ".update", sv.update,
-                                     {arc(grads, static_cast<uint32_t>(n_))}, out);
+            TransitionId t = b_.cpu_job(sn(s) + ".update", sv.update, sv.host,
+                                        {arc(grads, static_cast<uint32_t>(n_))}, out);
             if (!is_zero(sv.update)) sbusy_[u(s)].push_back({t, net::mean(sv.update)});
             push_deliver[u(s)].assign(u(n_), {arc(grads)});
             continue;
@@ -185,9 +189,8 @@ void Lowering::ps_coarse_worker(int i, const PsShared& ps, PlaceId params,
         worker_update(i, {arc(grad)}, pushes);
         out.push_back(arc(grad));
     }
-    // The tail place starts full so that the first step can start.
-    auto tail = coarse_compute(i, in, out, 1);
-    if (tail) b_.transition(step_[u(i)]).inputs.push_back(arc(*tail));
+    // The backward tail of step t overlaps the pushes and gates the compute of step t+1.
+    coarse_compute(i, in, out, Tail::GatesNextCompute);
 }
 
 // ---- fine --------------------------------------------------------------------------------
@@ -291,8 +294,8 @@ std::vector<ArcLists> Lowering::ps_fine_shard(int s, const PsShared& ps, const P
         } else {
             PlaceId applying = b_.place(sn(s) + ".grads." + layer + ".applying");
             b_.immediate(sn(s) + ".apply." + layer, {arc(grads, all), arc(cpu)}, {arc(applying)});
-            TransitionId t = b_.timed(sn(s) + ".update." + layer, upd, {arc(applying)},
-                                      Arcs{arc(cpu)} + reply);
+            TransitionId t = b_.cpu_job(sn(s) + ".update." + layer, upd, sv.host,
+                                        {arc(applying)}, Arcs{arc(cpu)} + reply);
             sbusy_[u(s)].push_back({t, net::mean(upd)});
         }
         for (int i = 0; i < n_; ++i) push_deliver[u(i)].push_back({arc(grads)});

@@ -22,6 +22,12 @@
 // Round r of j needs r earlier arrivals (r+1 queued chunks minus the r already sent), and
 // j−1's chunks arrive in order (sequential transmissions, equal deterministic latency), so
 // the folded net fires exactly the unrolled one's rounds at the same times.
+//
+// Every round's send is a message (Builder::message): it pays the message overhead first
+// (holding `w[j].ring.nic`) and the CPU cost of its bytes at both ends. Through a host NIC
+// shared by several nodes a direction may carry other messages, so those sends use the
+// `sharing` mode instead of Exclusive. Both keep the chunks of j−1 arriving in round order:
+// its sends are sequential, and equal CPU jobs started in order on one host end in order.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -92,7 +98,8 @@ void Lowering::ring() {
             fine_compute(j, {arc(ready)}, gate, {arc(nic[u(j)])}, bwd_out, last_out);
         } else {
             auto tail = coarse_compute(j, {arc(ready)},
-                                       {arc(nic[u(j)]), arc(bucket_ready[0])}, 0);
+                                       {arc(nic[u(j)]), arc(bucket_ready[0])},
+                                       Tail::JoinsStepEnd);
             if (tail) update_in.push_back(arc(*tail));
         }
         worker_update(j, update_in, {arc(ready)});
@@ -120,7 +127,7 @@ void Lowering::ring_single(const std::vector<Bucket>& buckets) {
             fine_compute(j, {arc(ready)}, gate, {arc(sent)}, bwd_out, last_out);
             worker_update(j, update_in, {arc(ready)});
         } else {
-            auto tail = coarse_compute(j, {arc(ready)}, {arc(sent)}, 0);
+            auto tail = coarse_compute(j, {arc(ready)}, {arc(sent)}, Tail::JoinsStepEnd);
             if (tail) update_in.push_back(arc(*tail));
             worker_update(j, update_in, {arc(ready)});
         }

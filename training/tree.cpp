@@ -98,7 +98,7 @@ void Lowering::tree() {
             bucket_ready_arcs(buckets, bucket_ready[u(j)], bwd_out, last_out);
             fine_compute(j, {arc(ready[u(j)])}, gate, first_start, bwd_out, last_out);
         } else {
-            auto tail = coarse_compute(j, {arc(ready[u(j)])}, first_start, 0);
+            auto tail = coarse_compute(j, {arc(ready[u(j)])}, first_start, Tail::JoinsStepEnd);
             if (tail) update_in.push_back(arc(*tail));
         }
         worker_update(j, update_in, {arc(ready[u(j)])});
