@@ -78,6 +78,7 @@ void store(TrainingSpec& spec, PropertyId id, const PropertyValue& v) {
             break;
         case PropertyId::MessageOverhead: spec.message_overhead_s = std::get<double>(v); break;
         case PropertyId::CommCpu: spec.comm_cpu_s_per_byte = std::get<double>(v); break;
+        case PropertyId::Fusion: spec.fusion_bytes = std::get<double>(v); break;
         default: break;  // not a training property
     }
 }

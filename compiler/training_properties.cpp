@@ -51,6 +51,7 @@ const std::vector<TrainingProperty> kTraining{
     {P::Overlap, "overlap", K::Overlap},
     {P::MessageOverhead, "message_overhead", K::Quantity, Dim::seconds(), true},
     {P::CommCpu, "comm_cpu", K::Quantity, Dim::seconds() / Dim::bytes(), true},
+    {P::Fusion, "fusion", K::Quantity, Dim::bytes()},
 };
 
 /// A quantity of `p`'s dimension within its bound (an infinite bandwidth is allowed).

@@ -300,8 +300,8 @@ std::string lower_training_spec(const TrainingSpec& spec, net::PetriNet& out) {
     if (std::string error = check_hosts(spec); !error.empty()) return error;
     if (spec.model_bytes < 0) return "model_bytes must be >= 0";
     if (spec.staleness < 0) return "staleness must be >= 0";
-    if (!(spec.bucket_bytes > 0) || !(spec.first_bucket_bytes > 0)) {
-        return "bucket sizes must be > 0";
+    if (!(spec.bucket_bytes > 0) || !(spec.first_bucket_bytes > 0) || !(spec.fusion_bytes > 0)) {
+        return "bucket and fusion sizes must be > 0";
     }
     Lowering(spec, out).run();
     return {};

@@ -11,7 +11,8 @@
 // step t.
 //
 // Fine: per-layer messages, fused: layers with bytes > 0, in gradient-ready order, consecutive
-// tensors fused up to kPsFusionBytes (fuse_tensors), each message named after its first layer.
+// tensors fused up to the training property `fusion` (default 4 MiB, close to the 4 MB partitions
+// of MXNet/BytePS parameter servers; fuse_tensors), each message named after its first layer.
 // Each (worker, shard) pair has one push stream and one pull stream whose messages go out one
 // after the other in gradient-ready order (one connection per pair), chained by `….turn`
 // places. The forward of a message's first layer (in forward order) waits for its pull from
@@ -32,10 +33,6 @@
 namespace sgdnet::training {
 
 namespace {
-
-/// Fine parameter-server messages fuse consecutive tensors up to this size (4 MiB, close to the
-/// 4 MB partitions of MXNet/BytePS parameter servers).
-constexpr double kPsFusionBytes = 4.0 * 1024.0 * 1024.0;
 
 /// Tensor fusion of fine parameter-server messages (not DDP's rule): layers in gradient-ready
 /// order join the current message while it stays within `cap`; a layer that does not fit starts
@@ -201,7 +198,7 @@ Lowering::PsGroups Lowering::ps_fine_groups() const {
     const auto& layers = worker(0).layers;
     PsGroups g;
     for (const auto& l : layers) g.total_bytes += l.bytes;
-    for (Bucket& b : fuse_tensors(layers, kPsFusionBytes)) {
+    for (Bucket& b : fuse_tensors(layers, spec_.fusion_bytes)) {
         if (b.bytes > 0) g.groups.push_back(std::move(b));
     }
     for (const Bucket& b : g.groups) g.names.push_back(layers[u(b.layers.front())].name);

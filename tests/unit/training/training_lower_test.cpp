@@ -239,3 +239,34 @@ TEST_CASE("generated elements point at their declarations") {
     const auto& ring = net->transitions[net->find_transition("ring.bucket0.w[2]")->value];
     CHECK(ring.where.begin.line == 11);  // the training block
 }
+
+TEST_CASE("fine parameter-server messages fuse consecutive tensors up to `fusion`") {
+    const std::string base = R"(
+model fused;
+layers net {
+  layer0: fwd = det(1 ms), bwd = det(2 ms), bytes = 3 MB;
+  layer1: fwd = det(1 ms), bwd = det(2 ms), bytes = 3 MB;
+  layer2: fwd = det(1 ms), bwd = det(2 ms), bytes = 3 MB;
+}
+server ps { update = det(1 ms); bandwidth = 1 Gbps; }
+worker w[2] { layers = net; bandwidth = 1 Gbps; }
+)";
+    // Default 4 MiB: 3 MB + 3 MB does not fit, so every layer is a message of its own,
+    // named after its layer, in gradient-ready order (layer2 first).
+    Diagnostics d1;
+    auto apart = compile_text(base + "training { sync = ps_sync; }\n", d1);
+    INFO(d1.render());
+    REQUIRE(apart);
+    for (const char* l : {"layer0", "layer1", "layer2"}) {
+        CHECK(apart->find_place(std::string("push.w[0].ps.") + l + ".turn"));
+    }
+    // 10 MB: the three layers (9 MB) are one message, named after its first layer.
+    Diagnostics d2;
+    auto fused = compile_text(base + "training { sync = ps_sync; fusion = 10 MB; }\n", d2);
+    INFO(d2.render());
+    REQUIRE(fused);
+    CHECK(fused->find_place("push.w[0].ps.layer2.turn"));
+    CHECK_FALSE(fused->find_place("push.w[0].ps.layer1.turn"));
+    CHECK_FALSE(fused->find_place("push.w[0].ps.layer0.turn"));
+    CHECK(fused->transitions.size() < apart->transitions.size());
+}
