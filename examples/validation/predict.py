@@ -16,7 +16,9 @@ Where every number comes from (nothing is taken from the runs being predicted):
   the `link_check` line of the same measurement file (a test of the link, not of training);
 - the testbed's layout: every rank on the one host, each with its own NIC; PS rank 0 is the
   server and applies the optimizer; PS messages are one flat tensor sent after the whole
-  backward (so `overlap = false` and one message group).
+  backward (so `overlap = false` and one message group); the PS async server receives from any
+  worker, one gradient at a time (a blocking receive from any source), so its messages are
+  served one at a time (`sharing = fifo`).
 The "plain" column is the same fine model without hosts, message overhead and CPU cost of
 communication: what the model predicted before those terms existed.
 
@@ -87,15 +89,17 @@ def model_text(table, wl, mode, gran, plain):
         if gran == "coarse":
             t.append("  overlap = phi;")
     else:
-        t += ["  bucket = 1 TiB;        // one flat tensor per message",
+        t += ["  fusion = 1 TiB;        // one flat tensor per message",
               "  overlap = false;       // sent after the whole backward"]
+        if mode == "ps-async":
+            t.append("  sharing = fifo;        // the server receives one gradient at a time")
     if hosted:
         t += [f"  message_overhead = {wl}_message_overhead;", f"  comm_cpu = {wl}_comm_cpu;"]
     lines.append("\n".join(t) + "\n}\n")
     return "\n".join(lines)
 
 
-def write_models(sgdnet, wl):
+def write_models(sgdnet, wl, folder):
     profile = os.path.join(HERE, "profiles", f"{wl}_layers.json")
     table = run([sgdnet, "import-profile", profile, "--name", wl])
     table = table.replace(os.path.join(HERE, ""), "examples/validation/")
@@ -103,20 +107,28 @@ def write_models(sgdnet, wl):
     for mode in MODES:
         for gran, plain in (("fine", False), ("coarse", False), ("fine", True)):
             name = f"{wl}_{mode.replace('-', '_')}_{gran}{'_plain' if plain else ''}.sgdnet"
-            path = os.path.join(HERE, "models", name)
+            path = os.path.join(folder, name)
             with open(path, "w") as f:
                 f.write(model_text(table, wl, mode, gran, plain))
             paths[(mode, gran, plain)] = path
     return paths
 
 
-def overlap_share(wl, cap):
-    """Coarse DDP heuristic from the profile's DDP buckets: every bucket but the last one to
-    become ready can be all-reduced during the backward, so that share of the bytes overlaps."""
+def overlap_share(wl, cap, world, bw_Bps):
+    """Coarse DDP heuristic from the profile: the share of the all-reduce time that a schedule of
+    the profile's DDP buckets hides behind the backward. Bucket k is ready when the last of its
+    layers' gradients is (`bwd_ready_offset_s`), and takes bytes_k · 2 (N − 1) / N / bandwidth
+    on the ring; buckets go one after the other. What ends after the backward is exposed."""
     prof = json.load(open(os.path.join(HERE, "profiles", f"{wl}_layers.json")))
-    buckets = prof["ddp_buckets"][f"{cap:g}"]["buckets"]
-    total = sum(b["bytes"] for b in buckets)
-    return 1.0 - buckets[-1]["bytes"] / total
+    ready = {l["name"]: l["bwd_ready_offset_s"]["mean"] for l in prof["layers"]}
+    backward = prof["totals"]["backward_s"]["mean"]
+    end = total = 0.0
+    for b in prof["ddp_buckets"][f"{cap:g}"]["buckets"]:
+        comm = b["bytes"] * 2 * (world - 1) / world / bw_Bps
+        end = max(end, max(ready[n] for n in b["layers"])) + comm
+        total += comm
+    exposed = max(0.0, end - backward)
+    return min(1.0, max(0.0, (total - exposed) / total)) if total > 0 else 0.0
 
 
 def load_configs():
@@ -143,19 +155,16 @@ def predict(sgdnet, path, sets, seed):
     return json.loads(run(cmd))["measures"]["steps_per_s"]
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--sgdnet", default=os.path.join(ROOT, "build", "cli", "sgdnet"))
-    ap.add_argument("--seed", default="1")
-    ap.add_argument("--jobs", type=int, default=2)
-    a = ap.parse_args()
-    os.makedirs(os.path.join(HERE, "models"), exist_ok=True)
-    configs = load_configs()
-    models = {wl: write_models(a.sgdnet, wl) for wl in sorted({k[2] for k in configs})}
+def row_key(item):
+    (fname, mode, wl, world, rate, cap), _ = item
+    return fname, mode, wl, world, rate, cap or 0
 
+
+def predict_rows(a, configs, models):
+    """The table's rows, one per configuration, and the signed errors per column."""
     jobs = {}
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        for key, c in sorted(configs.items()):
+        for key, c in sorted(configs.items(), key=row_key):
             _, mode, wl, world, rate, cap = key
             sets = {"N": world - 1 if mode != "ddp" else world,
                     "bw": f"{nominal_mbps(rate):g}Mbps", "eff": f"{c['eff'][rate]:.6f}"}
@@ -164,16 +173,12 @@ def main():
             for variant in (("fine", False), ("coarse", False), ("fine", True)):
                 s = dict(sets)
                 if mode == "ddp" and variant == ("coarse", False):
-                    s["phi"] = f"{overlap_share(wl, cap):.6f}"
+                    bw_Bps = nominal_mbps(rate) * 1e6 / 8 * c["eff"][rate]
+                    s["phi"] = f"{overlap_share(wl, cap, world, bw_Bps):.6f}"
                 jobs[(key, variant)] = pool.submit(predict, a.sgdnet,
                                                    models[wl][(mode, *variant)], s, a.seed)
-
-    lines = ["| set | mode | workload | world | link | cap | measured steps/s | fine | err | "
-             "coarse | err | fine, no host terms | err |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    errs = {"fine": [], "coarse": [], "plain": []}
-    for key, c in sorted(configs.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2],
-                                                          kv[0][3], kv[0][4], kv[0][5] or 0)):
+    rows, errs = [], {"fine": [], "coarse": [], "plain": []}
+    for key, c in sorted(configs.items(), key=row_key):
         fname, mode, wl, world, rate, cap = key
         m = statistics.fmean(c["runs"])
         cells = []
@@ -184,10 +189,51 @@ def main():
             errs[label].append(err)
             cells += [f"{est['mean']:.4g}", f"{err:+.1%}"]
         runs = ", ".join(f"{x:.4g}" for x in c["runs"])
-        lines.append(f"| {fname.replace('.jsonl', '')} | {mode} | {wl} | {world} | {rate} | "
-                     f"{'' if cap is None else f'{cap:g} MiB'} | {m:.4g} ({runs}) | " +
-                     " | ".join(cells) + " |")
-    lines.append("")
+        rows.append(f"| {fname.replace('.jsonl', '')} | {mode} | {wl} | {world} | {rate} | "
+                    f"{'' if cap is None else f'{cap:g} MiB'} | {m:.4g} ({runs}) | " +
+                    " | ".join(cells) + " |")
+    return rows, errs
+
+
+def check(a, configs):
+    """The committed models are what the script writes, and the first rows of the table are
+    what sgdnet predicts now (same seed, one thread: the same numbers)."""
+    import filecmp
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        models = {wl: write_models(a.sgdnet, wl, tmp) for wl in sorted({k[2] for k in configs})}
+        for paths in models.values():
+            for path in paths.values():
+                committed = os.path.join(HERE, "models", os.path.basename(path))
+                if not filecmp.cmp(path, committed, shallow=False):
+                    sys.exit(f"{committed} differs from what predict.py writes: re-run it")
+        first = dict(sorted(configs.items(), key=row_key)[:a.check])
+        rows, _ = predict_rows(a, first, models)
+    text = open(os.path.join(HERE, "README.md")).read()
+    for row in rows:
+        if row not in text:
+            sys.exit(f"README.md has no row\n{row}\nre-run predict.py")
+    print(f"models up to date; {len(rows)} rows of the table reproduced")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sgdnet", default=os.path.join(ROOT, "build", "cli", "sgdnet"))
+    ap.add_argument("--seed", default="1")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--check", type=int, metavar="ROWS",
+                    help="only check that models/ and the first ROWS rows of the table are current")
+    a = ap.parse_args()
+    configs = load_configs()
+    if a.check:
+        return check(a, configs)
+    folder = os.path.join(HERE, "models")
+    os.makedirs(folder, exist_ok=True)
+    models = {wl: write_models(a.sgdnet, wl, folder) for wl in sorted({k[2] for k in configs})}
+    rows, errs = predict_rows(a, configs, models)
+    lines = ["| set | mode | workload | world | link | cap | measured steps/s | fine | err | "
+             "coarse | err | fine, no host terms | err |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"] + rows + [""]
     for label, name in (("fine", "fine"), ("coarse", "coarse"), ("plain", "fine without host terms")):
         e = [abs(x) for x in errs[label]]
         lines.append(f"- {name}: median |error| {statistics.median(e):.1%}, max {max(e):.1%}, "
