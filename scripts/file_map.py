@@ -26,6 +26,7 @@ DATA_FOLDERS = {
     "tests/golden/emit": "Golden cases of the canonical net text, one per construct: CASE.sgdnet, CASE.expected.",
     "tests/data/profiles": "One-node PyTorch profiles (per-layer JSON, profiler traces, malformed ones) read by the profile tests.",
     "examples/validation/profiles": "One-node profiles (profile_model.py, with communication probes) of the validation workloads.",
+    "examples/validation/models": "Models of the measured configurations, written by predict.py from the profiles (fine, coarse, without host terms).",
     "examples/validation/runs": "Real training measured on emulated links: one JSON object per run, link checks first.",
     "models/img": "Pictures (Graphviz SVG) of small instances of the ready-made models, shown by their READMEs.",
 }
