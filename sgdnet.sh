@@ -4,7 +4,8 @@
 #
 #   ./sgdnet.sh demo    install deps, build, solve a bundled model (the README's first command)
 #   ./sgdnet.sh test    install deps, build, run every test label, then unit+golden under
-#                       AddressSanitizer/UBSan (the README's second command; CI runs it)
+#                       AddressSanitizer/UBSan, then libFuzzer over the compiler for
+#                       SGDNET_FUZZ_SECONDS (60) (the README's second command; CI runs it)
 #   ./sgdnet.sh build   install deps and build into build/
 #   ./sgdnet.sh validation-deps   also install PyTorch (profiling workloads, examples/validation)
 #
@@ -54,6 +55,12 @@ run_tests() {
         ctest --test-dir "$ASAN_BUILD" --output-on-failure --no-tests=error -j "$JOBS" -L 'unit|golden' ||
         status=1
     echo "== sanitizer build and tests took $((SECONDS - asan_start)) s"
+
+    local fuzz_start=$SECONDS fuzz_seconds=${SGDNET_FUZZ_SECONDS:-60}
+    echo "== libFuzzer over the compiler for ${fuzz_seconds} s (scripts/fuzz.sh)"
+    SGDNET_FUZZ_BUILD_DIR=${SGDNET_FUZZ_BUILD_DIR:-$ROOT/build-fuzz} \
+        bash "$ROOT/scripts/fuzz.sh" "$fuzz_seconds" || status=1
+    echo "== fuzzing took $((SECONDS - fuzz_start)) s"
 
     if [ $status -eq 0 ]; then
         echo "== all tests passed ($((SECONDS - start)) s)"

@@ -62,10 +62,11 @@ public:
     void host(const HostTable::Array& a) {
         const HostDecl& h = *a.decl;
         auto props = properties(h.properties, TrainingBlock::Host, "host");
-        for (const auto& [name, p] : props) {
-            const TrainingProperty& rule = *find_training_property(TrainingBlock::Host, name);
+        for (const auto& entry : props) {
+            const TrainingProperty& rule = *find_training_property(TrainingBlock::Host, entry.first);
+            const Expr& value = *entry.second->value;
             per_index(a.count, [&](const Scope& s, int64_t) {
-                evaluate_property(rule, *p->value, s, diags_);
+                evaluate_property(rule, value, s, diags_);
             });
         }
         const std::string latency(property_name(PropertyId::Latency));
@@ -90,11 +91,12 @@ public:
             diags_.error(n.name_range, "worker `" + n.name +
                                            "` needs `compute = DIST` (coarse) or `layers = "
                                            "TABLE` (fine)");
-        for (const auto& [name, p] : props) {
-            const TrainingProperty& rule = *find_training_property(block, name);
+        for (const auto& entry : props) {
+            const TrainingProperty& rule = *find_training_property(block, entry.first);
+            const Expr& value = *entry.second->value;
             per_index(count, [&](const Scope& s, int64_t i) {
                 const PropertyContext context{&hosts_, element_name(n.name, n.count != nullptr, i)};
-                evaluate_property(rule, *p->value, s, diags_, context);
+                evaluate_property(rule, value, s, diags_, context);
             });
         }
     }

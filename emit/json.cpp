@@ -4,19 +4,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "net/overloaded.hpp"
 #include "emit/emit.hpp"
 
 namespace sgdnet::emit {
 namespace {
 
 using nlohmann::json;
+using net::Overloaded;
 
-template <class... Fs>
-struct Overloaded : Fs... {
-    using Fs::operator()...;
-};
-template <class... Fs>
-Overloaded(Fs...) -> Overloaded<Fs...>;
 
 json range_json(const net::PetriNet& n, const net::SourceRange& r) {
     if (!r.valid()) return nullptr;

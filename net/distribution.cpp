@@ -6,13 +6,11 @@
 #include <numbers>
 #include <string>
 
+#include "net/overloaded.hpp"
+
 namespace sgdnet::net {
 namespace {
 
-template <class... Ts>
-struct Overloaded : Ts... {
-    using Ts::operator()...;
-};
 
 // φ(x) / (1 − Φ(x)), the inverse Mills ratio, stable for large x.
 double inverse_mills(double x) {

@@ -7,17 +7,12 @@
 #include <variant>
 #include <vector>
 
+#include "net/overloaded.hpp"
 #include "net/petri_net.hpp"
 
 namespace sgdnet::net {
 namespace {
 
-template <class... Fs>
-struct Overloaded : Fs... {
-    using Fs::operator()...;
-};
-template <class... Fs>
-Overloaded(Fs...) -> Overloaded<Fs...>;
 
 /// Shortest round-trip text of a double, for messages.
 std::string num(double v) {

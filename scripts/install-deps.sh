@@ -17,6 +17,7 @@ PACKAGES=(
     universal-ctags
     pybind11-dev python3-pybind11 python3-dev python3-pytest python3-pandas python3-matplotlib
     libopenmpi-dev openmpi-bin
+    clang libclang-rt-14-dev
 )
 if [ "${1:-}" = "--validation" ]; then
     PACKAGES+=(python3-torch python3-torchvision)
