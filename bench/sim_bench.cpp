@@ -1,13 +1,16 @@
-// Firings per second of the simulator: token ring, fork-join, a 10,000-transition net, replications.
+// Firings per second of the simulator: token ring, fork-join, a 10,000-transition net, replications, and a closed cyclic network beside a simulator written by hand for it.
 //
 // Run: build-*/bench/sim_bench  (see docs/solver-sim.md for the figures and the protocol).
 #include <benchmark/benchmark.h>
 
+#include <array>
+#include <chrono>
 #include <string>
 #include <vector>
 
 #include "net/petri_net.hpp"
 #include "solver/sim/engine.hpp"
+#include "solver/sim/rng.hpp"
 #include "solver/solve.hpp"
 #include "tests/support/test_nets.hpp"
 
@@ -72,6 +75,90 @@ BENCHMARK(BM_ForkJoin32)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_Net10k(benchmark::State& state) { run_engine(state, ring(10'000, 1'000)); }
 BENCHMARK(BM_Net10k)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+/// The closed cyclic network of the speed target: 6 exponential single-server stations (rates
+/// 1.0, 1.1, … 1.5 per second) in a cycle, 10 tokens at the first.
+constexpr std::array<double, 6> kCyclicRates{1.0, 1.1, 1.2, 1.3, 1.4, 1.5};
+constexpr uint32_t kCyclicTokens = 10;
+
+net::PetriNet cyclic6() {
+    testing::NetBuilder b("cyclic");
+    const auto c = b.cyclic_network({kCyclicRates.begin(), kCyclicRates.end()}, kCyclicTokens);
+    b.throughput("X", c.transitions[0]);
+    return b.net;
+}
+
+/// The same network simulated by a program written for it alone: the marking is six counters,
+/// every delay is exponential, so each event is one race: the rate sum of the busy stations,
+/// one exponential draw for the time, one uniform draw for the winner. It counts the firings of
+/// station 0 (the measure X) and keeps the clock, as the engine does.
+class HandCyclic {
+public:
+    explicit HandCyclic(uint64_t seed) : rng_(seed, 0) { tokens_[0] = kCyclicTokens; }
+
+    void run(uint64_t events) {
+        for (uint64_t e = 0; e < events; ++e) {
+            std::array<double, 6> rate{};
+            double total = 0;
+            for (std::size_t i = 0; i < 6; ++i) {
+                rate[i] = tokens_[i] > 0 ? kCyclicRates[i] : 0.0;
+                total += rate[i];
+            }
+            clock_ += rng_.exponential() / total;
+            double u = rng_.uniform() * total;
+            std::size_t k = 0;
+            while (k + 1 < 6 && u >= rate[k]) u -= rate[k++];
+            --tokens_[k];
+            ++tokens_[(k + 1) % 6];
+            if (k == 0) ++fired0_;
+        }
+    }
+    double throughput() const { return static_cast<double>(fired0_) / clock_; }
+
+private:
+    solver::Rng rng_;
+    std::array<uint32_t, 6> tokens_{};
+    double clock_ = 0;
+    uint64_t fired0_ = 0;
+};
+
+void BM_CyclicEngine(benchmark::State& state) { run_engine(state, cyclic6()); }
+BENCHMARK(BM_CyclicEngine)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_CyclicHandWritten(benchmark::State& state) {
+    HandCyclic h(1);
+    uint64_t events = 0;
+    for (auto _ : state) {
+        h.run(1'000'000);
+        events += 1'000'000;
+    }
+    benchmark::DoNotOptimize(h.throughput());
+    state.counters["firings_per_s"] =
+        benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_CyclicHandWritten)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+/// Engine and hand-written simulator alternately, 1 M firings each per iteration, so that both
+/// see the same machine load: `engine_over_hand` is the ratio of their firing rates.
+void BM_CyclicRatio(benchmark::State& state) {
+    const solver::CompiledNet cn = solver::CompiledNet::build(cyclic6(), {}, {0}, 1'000'000);
+    solver::SimEngine e(cn, 1, 0);
+    HandCyclic h(1);
+    using Clock = std::chrono::steady_clock;
+    double engine_s = 0, hand_s = 0;
+    for (auto _ : state) {
+        const auto t0 = Clock::now();
+        if (e.run_events(1'000'000) != solver::SimEngine::Status::Ok) state.SkipWithError("error");
+        const auto t1 = Clock::now();
+        h.run(1'000'000);
+        const auto t2 = Clock::now();
+        engine_s += std::chrono::duration<double>(t1 - t0).count();
+        hand_s += std::chrono::duration<double>(t2 - t1).count();
+    }
+    benchmark::DoNotOptimize(h.throughput());
+    state.counters["engine_over_hand"] = hand_s / engine_s;
+}
+BENCHMARK(BM_CyclicRatio)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);
 
 /// Whole simulate() on the 64-place ring with 8 tokens at a fixed seed: the same replications
 /// and events whatever the thread count, so firings/s compare 1 vs 2 threads directly.
