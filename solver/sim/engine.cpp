@@ -233,7 +233,22 @@ CompiledNet CompiledNet::build_columns(const net::PetriNet& net,
     add_count_columns(c, columns);
     c.firings.assign(c.num_transitions, 1);
     if (fusion == Fusion::On) c.fuse_chains(net);
+    c.find_race();
     return c;
+}
+
+void CompiledNet::find_race() {
+    race_rate.assign(num_transitions, 0.0);
+    race_slot.assign(num_transitions, 0);
+    race_leaves = 0;
+    for (uint32_t t = 0; t < num_transitions; ++t) {
+        if (immediate[t] || speed[t] >= 0 || shared[t] || firings[t] != 1) continue;
+        const double r = dists.exp_rate(dist[t]);
+        if (r > 0) {
+            race_rate[t] = r;
+            race_slot[t] = race_leaves++;
+        }
+    }
 }
 
 void CompiledNet::find_share_groups() {
@@ -407,6 +422,12 @@ SimEngine::SimEngine(const CompiledNet& net, uint64_t seed, uint64_t stream)
     dirty_list_.reserve(n_expr);
     for (uint32_t i = 0; i < n_expr; ++i)
         expr_value_[i] = net.exprs[net.first_tracked_expr + i].evaluate(marking_.data());
+    while (race_base_ < net.race_leaves) race_base_ *= 2;
+    race_tree_.assign(2 * static_cast<std::size_t>(race_base_), 0.0);
+    race_busy_.assign(net.num_transitions, 0);
+    race_owner_.assign(race_base_, 0);
+    for (uint32_t t = 0; t < net.num_transitions; ++t)
+        if (net.race_rate[t] > 0) race_owner_[net.race_slot[t]] = t;
     groups_.resize(net.group_place.size());
     for (uint32_t g = 0; g < groups_.size(); ++g) {
         const uint32_t slot = new_slot();
@@ -626,6 +647,10 @@ void SimEngine::update(uint32_t t) {
         return;
     }
     const uint32_t target = std::min(net_.servers[t], deg);
+    if (net_.race_rate[t] > 0) {
+        race_set(t, target);
+        return;
+    }
     auto& cl = clocks_[t];
     const int32_t sx = net_.speed[t];
     // A speed matters only to running clocks and to the clocks about to start.
@@ -652,7 +677,43 @@ void SimEngine::update(uint32_t t) {
     while (cl.size() < target) add_clock(t);
 }
 
+void SimEngine::race_set(uint32_t t, uint32_t busy) {
+    if (race_busy_[t] == busy) return;
+    race_busy_[t] = busy;
+    uint32_t k = race_base_ + net_.race_slot[t];
+    race_tree_[k] = net_.race_rate[t] * busy;
+    for (k >>= 1; k >= 1; k >>= 1) race_tree_[k] = race_tree_[2 * k] + race_tree_[2 * k + 1];
+}
+
+double SimEngine::next_time() {
+    if (!race_drawn_) {
+        const double total = race_tree_[1];
+        race_at_ = total > 0 ? now_ + rng_.exponential() / total : kInf;
+        race_drawn_ = true;
+    }
+    return std::min(queue_.top_time(), race_at_);
+}
+
+SimEngine::Status SimEngine::fire_race() {
+    now_ = race_at_;
+    // The winner, in proportion to its rate: descend the tree by a uniform share of the total
+    // (a child of weight 0 is never taken).
+    double u = rng_.uniform() * race_tree_[1];
+    uint32_t k = 1;
+    while (k < race_base_) {
+        const double left = race_tree_[2 * k];
+        if (u < left || !(race_tree_[2 * k + 1] > 0)) {
+            k = 2 * k;
+        } else {
+            u -= left;
+            k = 2 * k + 1;
+        }
+    }
+    return fire(race_owner_[k - race_base_]);
+}
+
 SimEngine::Status SimEngine::fire(uint32_t t) {
+    race_drawn_ = false;  // the rates may change: the race is drawn again (memoryless)
     events_ += net_.firings[t];
     const CompiledNet::Range ct = net_.count_terms[t];
     for (uint32_t i = ct.begin; i < ct.end; ++i) {
@@ -761,6 +822,7 @@ void SimEngine::flush_exprs() {
 }
 
 SimEngine::Status SimEngine::fire_top() {
+    if (next_time() < queue_.top_time()) return fire_race();
     const uint32_t slot = queue_.top();
     now_ = queue_.time(slot);
     if (slot_owner_[slot] == kGroupSlot) {
@@ -789,7 +851,7 @@ SimEngine::Status SimEngine::settle() {
     const Status st = resolve_immediates();
     if (st != Status::Ok) return st;
     flush_exprs();
-    if (queue_.top_time() == kInf) return Status::Deadlock;
+    if (next_time() == kInf) return Status::Deadlock;
     return Status::Ok;
 }
 
@@ -799,7 +861,7 @@ SimEngine::Status SimEngine::run_until(double t_end, Clock::time_point deadline)
     for (;;) {
         const Status st = settle();
         if (st != Status::Ok) return st;
-        const double tn = queue_.top_time();
+        const double tn = next_time();
         if (tn > t_end) {
             now_ = t_end;
             return Status::Ok;

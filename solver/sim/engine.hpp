@@ -105,6 +105,18 @@ struct CompiledNet {
     std::vector<CountTerm> count_pool;
     uint32_t num_count_columns = 0;
 
+    /// The exponential race: per transition, its rate when its clocks need no identity —
+    /// timed, exponential, no `speed`, not shared, not a fused chain's head — else 0. Such
+    /// transitions get no clocks: by memorylessness, the next of their firings is one
+    /// exponential draw at the sum of rate × busy servers over them, and the winner is drawn in
+    /// proportion to its share (SimEngine). `race_slot[t]` is t's leaf in the engine's tree of
+    /// rates; `race_leaves` their number.
+    std::vector<double> race_rate;
+    std::vector<uint32_t> race_slot;
+    uint32_t race_leaves = 0;
+    /// Fills race_rate and race_slot (after fuse_chains()).
+    void find_race();
+
     std::vector<std::string> place_names, transition_names;
 
     /// Fused chains (fuse_chains()): per transition, how many of the net's firings one of its
@@ -310,6 +322,22 @@ private:
     std::vector<uint32_t> other_pos_;   // per slot: position in the other group's `others`
     std::vector<uint8_t> bound_term_;   // per slot: which term binds (0 or 1)
     std::vector<uint32_t> flips_;       // scratch
+
+    // The exponential race (CompiledNet::race_rate): a sum tree over the race transitions'
+    // current rates (rate × busy servers), leaves at [race_base_, 2·race_base_), node k =
+    // node 2k + node 2k+1, recomputed from its children so that the root never drifts.
+    // race_at_ is the time of the race's next firing, drawn lazily after every firing.
+    std::vector<double> race_tree_;
+    std::vector<uint32_t> race_busy_;  // per transition: servers busy in the race
+    std::vector<uint32_t> race_owner_;  // per leaf: its transition
+    uint32_t race_base_ = 1;
+    double race_at_ = 0;
+    bool race_drawn_ = false;
+    void race_set(uint32_t t, uint32_t busy);
+    /// Time of the next timed firing: the earlier of the queue's top and the race's next.
+    double next_time();
+    /// Fires the race's winner at race_at_.
+    Status fire_race();
 
     // Immediates currently enabled (unordered set with positions).
     std::vector<uint32_t> imm_enabled_;

@@ -221,4 +221,9 @@ double DistributionTable::sample(uint32_t root, Rng& rng) const {
     return 0;
 }
 
+double DistributionTable::exp_rate(uint32_t root) const {
+    const Node& n = nodes_[root];
+    return n.kind == Kind::Exp && n.a > 0 ? 1 / n.a : 0.0;
+}
+
 }  // namespace sgdnet::solver

@@ -71,6 +71,8 @@ public:
     double sample(uint32_t root, Rng& rng) const;
     /// True when the root is a constant (no randomness).
     bool is_deterministic(uint32_t root) const;
+    /// The rate (1/s) of an exponential root; 0 for any other distribution.
+    double exp_rate(uint32_t root) const;
 
 private:
     enum class Kind : uint8_t { Det, Exp, Uniform, Normal, Lognormal, Gamma, Erlang, Weibull,
