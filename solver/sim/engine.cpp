@@ -422,6 +422,7 @@ SimEngine::SimEngine(const CompiledNet& net, uint64_t seed, uint64_t stream)
     dirty_list_.reserve(n_expr);
     for (uint32_t i = 0; i < n_expr; ++i)
         expr_value_[i] = net.exprs[net.first_tracked_expr + i].evaluate(marking_.data());
+    has_race_ = net.race_leaves > 0;
     while (race_base_ < net.race_leaves) race_base_ *= 2;
     race_tree_.assign(2 * static_cast<std::size_t>(race_base_), 0.0);
     race_busy_.assign(net.num_transitions, 0);
@@ -647,7 +648,7 @@ void SimEngine::update(uint32_t t) {
         return;
     }
     const uint32_t target = std::min(net_.servers[t], deg);
-    if (net_.race_rate[t] > 0) {
+    if (has_race_ && net_.race_rate[t] > 0) {
         race_set(t, target);
         return;
     }
@@ -686,6 +687,7 @@ void SimEngine::race_set(uint32_t t, uint32_t busy) {
 }
 
 double SimEngine::next_time() {
+    if (!has_race_) return queue_.top_time();
     if (!race_drawn_) {
         const double total = race_tree_[1];
         race_at_ = total > 0 ? now_ + rng_.exponential() / total : kInf;
@@ -822,7 +824,7 @@ void SimEngine::flush_exprs() {
 }
 
 SimEngine::Status SimEngine::fire_top() {
-    if (next_time() < queue_.top_time()) return fire_race();
+    if (has_race_ && next_time() < queue_.top_time()) return fire_race();
     const uint32_t slot = queue_.top();
     now_ = queue_.time(slot);
     if (slot_owner_[slot] == kGroupSlot) {

@@ -331,6 +331,7 @@ private:
     std::vector<uint32_t> race_busy_;  // per transition: servers busy in the race
     std::vector<uint32_t> race_owner_;  // per leaf: its transition
     uint32_t race_base_ = 1;
+    bool has_race_ = false;  // any race transition at all (else the queue alone decides)
     double race_at_ = 0;
     bool race_drawn_ = false;
     void race_set(uint32_t t, uint32_t busy);
