@@ -137,6 +137,7 @@ std::vector<Diagnostic> Diagnostics::sorted() const {
                 Diagnostic stop;
                 stop.range.file = d->range.file;
                 stop.message = "too many errors, stopping";
+                stop.summary = true;
                 out.push_back(std::move(stop));
                 break;
             }
@@ -150,9 +151,12 @@ std::vector<Diagnostic> Diagnostics::sorted() const {
 namespace {
 
 void render_one(const Diagnostics& diags, const Diagnostic& d, std::string& out) {
-    out += diags.file_name(d.range.file);
+    const std::string& name = diags.file_name(d.range.file);
+    out += name;
     if (d.range.valid()) {
         out += ':' + std::to_string(d.range.begin.line) + ':' + std::to_string(d.range.begin.col);
+    } else if (!d.summary && !name.empty() && name.front() != '-' && name.front() != '<') {
+        out += ":1:1";  // about the whole file (an empty one, one with no net): its start
     }
     out += ": ";
     out += severity_word(d.severity);

@@ -16,9 +16,13 @@ using net::SourceRange;
 struct Diagnostic {
     enum class Severity { Error, Warning, Note };
     Severity severity = Severity::Error;
-    SourceRange range;  // range.valid() == false: no location (printed as `FILE: error: …`)
+    /// range.valid() == false: about the whole file, printed at its start (`FILE:1:1: error: …`,
+    /// no source line); about no file at all (`--set NAME`, `<input>`) or a summary (`too
+    /// many errors`): `FILE: error: …`.
+    SourceRange range;
     std::string message;
     std::vector<Diagnostic> notes;  // secondary locations, printed after the main one
+    bool summary = false;           // a summary of the list (`too many errors, stopping`)
 };
 
 /// Collects diagnostics of one compilation. Never throws, never exits.

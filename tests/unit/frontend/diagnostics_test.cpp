@@ -103,11 +103,22 @@ TEST_CASE("diagnostics: sorted by position, duplicates removed, notes follow the
           "  ^\n");
 }
 
-TEST_CASE("diagnostics: a diagnostic without location prints FILE: error: MESSAGE") {
+TEST_CASE("diagnostics: one about a whole file prints FILE:1:1, one about no file FILE: only") {
     Diagnostics d;
     const auto f = d.add_source("e.sgdnet", "");
     d.error(SourceRange{f, {}, {}}, "file is empty");
-    CHECK(d.render() == "e.sgdnet: error: file is empty\n");
+    CHECK(d.render() == "e.sgdnet:1:1: error: file is empty\n");
+    // Pseudo-files (a `--set` value, unnamed input) have no start to point at.
+    Diagnostics s;
+    const auto g = s.add_source("--set N", "-3");
+    s.error(SourceRange{g, {}, {}}, "bad value");
+    CHECK(s.render() == "--set N: error: bad value\n");
+    // The summary of a capped list is about the list, not a place.
+    Diagnostics capped(1);
+    const auto h = capped.add_source("c.sgdnet", "a\nb\n");
+    capped.error(SourceRange{h, {1, 1}, {1, 2}}, "first");
+    capped.error(SourceRange{h, {2, 1}, {2, 2}}, "second");
+    CHECK(capped.render().find("c.sgdnet: error: too many errors, stopping\n") != std::string::npos);
 }
 
 TEST_CASE("diagnostics: the cap keeps max_errors errors, then one 'too many errors' line") {
