@@ -7,6 +7,8 @@ Rules (an HTML comment on the line right before a block changes them):
 - ```sgdnet block: written next to its page and checked with `sgdnet check`, which must exit 0.
   `<!-- fragment … -->`: not checked (a synopsis or a piece of a model).
   `<!-- error … -->`: must be rejected (exit 2, with an `error:` diagnostic).
+  `<!-- file: PATH -->`: the block must be the whole content of the repository file PATH, which
+  is checked in place (so its relative paths resolve as they do for the reader).
 - ```sh block: every command starting with `sgdnet ` (continuation lines joined) is run with bash from the root of a copy of
   the repository (so outputs do not land in the source tree), in order; each must exit 0. `$B`
   (the README's name for the built command) is `sgdnet` too. A command piped into a tool that is
@@ -78,7 +80,15 @@ def main():
                 continue
             if lang == "sgdnet":
                 f = os.path.join(copy, os.path.dirname(page), f"_block{n}.sgdnet")
-                open(f, "w", encoding="utf-8").write(text)
+                if mark == "file":
+                    f = os.path.join(copy, marg or "")
+                    shown = open(f, encoding="utf-8").read() if os.path.isfile(f) else None
+                    if shown != text:
+                        print(f"FAIL {where} sgdnet block differs from {marg}")
+                        failures.append(f"{where}: the block is not the content of {marg}")
+                        continue
+                else:
+                    open(f, "w", encoding="utf-8").write(text)
                 code, out = run([args.sgdnet, "check", f], copy, env)
                 want = 2 if mark == "error" else 0
                 ok = code == want and (mark != "error" or "error:" in out)
