@@ -6,7 +6,9 @@ Each ```sgdnet block must compile and each `sgdnet …` command of a ```sh block
 Rules (an HTML comment on the line right before a block changes them):
 - ```sgdnet block: written next to its page and checked with `sgdnet check`, which must exit 0.
   `<!-- fragment … -->`: not checked (a synopsis or a piece of a model).
-  `<!-- error … -->`: must be rejected (exit 2, with an `error:` diagnostic).
+  `<!-- error … -->`: must be rejected (exit 2, with a `FILE:LINE:COL: error:` diagnostic); when
+  the next block is unlabelled and starts with `NAME.sgdnet:LINE:COL: error: MESSAGE`, the
+  compiler must print that line, column and message.
   `<!-- file: PATH -->`: the block must be the whole content of the repository file PATH, which
   is checked in place (so its relative paths resolve as they do for the reader).
 - ```sh block: every command starting with `sgdnet ` (continuation lines joined) is run with bash from the root of a copy of
@@ -74,7 +76,8 @@ def main():
     env = dict(os.environ, B="sgdnet", PATH=bindir + os.pathsep + os.environ.get("PATH", ""))
     failures, checked, skipped = [], 0, 0
     for page in pages:
-        for n, (line, lang, mark, marg, text) in enumerate(blocks(os.path.join(root, page))):
+        found = list(blocks(os.path.join(root, page)))
+        for n, (line, lang, mark, marg, text) in enumerate(found):
             where = f"{page}:{line}"
             if lang not in ("sgdnet", "sh") or mark == "fragment":
                 continue
@@ -91,7 +94,15 @@ def main():
                     open(f, "w", encoding="utf-8").write(text)
                 code, out = run([args.sgdnet, "check", f], copy, env)
                 want = 2 if mark == "error" else 0
-                ok = code == want and (mark != "error" or "error:" in out)
+                ok = code == want
+                if mark == "error":
+                    # The diagnostic must have its position; when the page shows it in the next
+                    # (unlabelled) block, the same line, column and message.
+                    shown = found[n + 1][4].split("\n")[0] if n + 1 < len(found) else ""
+                    m = re.match(r"\S+\.sgdnet(:\d+:\d+: error: .*)$", shown)
+                    expect = m.group(1) if m and found[n + 1][1] == "" else ": error: "
+                    ok = ok and re.search(r"_block\d+\.sgdnet:\d+:\d+: error: ", out) is not None
+                    ok = ok and expect in out
                 checked += 1
                 print(f"{'ok  ' if ok else 'FAIL'} {where} sgdnet block (exit {code}, want {want})")
                 if not ok:
