@@ -104,9 +104,10 @@ def main():
                     ok = ok and re.search(r"_block\d+\.sgdnet:\d+:\d+: error: ", out) is not None
                     ok = ok and expect in out
                 checked += 1
-                print(f"{'ok  ' if ok else 'FAIL'} {where} sgdnet block (exit {code}, want {want})")
+                why = f"exit {code}, want {want}" + ("" if mark != "error" else f", diagnostic `{expect}`")
+                print(f"{'ok  ' if ok else 'FAIL'} {where} sgdnet block ({why})")
                 if not ok:
-                    failures.append(f"{where}: sgdnet check exited {code}, want {want}:\n{out}")
+                    failures.append(f"{where}: sgdnet check: {why}; it printed:\n{out}")
                 continue
             if mark == "needs" and shutil.which(marg or "") is None:
                 skipped += 1
