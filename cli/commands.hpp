@@ -1,4 +1,4 @@
-// Arguments and entry points of the `sgdnet` subcommands (LANGUAGE.md §7), shared by main.cpp.
+// Arguments and entry points of the `sgdnet` subcommands (docs/language.md §7), shared by main.cpp.
 #pragma once
 
 #include <cstdint>

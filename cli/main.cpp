@@ -1,4 +1,4 @@
-// The `sgdnet` command (LANGUAGE.md §7): CLI11 subcommands; the only catch site and the only place
+// The `sgdnet` command (docs/language.md §7): CLI11 subcommands; the only catch site and the only place
 // that chooses exit codes (0 ok, 2 input wrong, 3 model cannot be solved, 4 precision not reached).
 #include <cstdlib>
 #include <exception>

@@ -1,4 +1,4 @@
-// Writers of solver results: human table, JSON (LANGUAGE.md §7) and CSV, plus number formats.
+// Writers of solver results: human table, JSON (docs/language.md §7) and CSV, plus number formats.
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// Semantic checks of the training-system declarations (LANGUAGE.md §5; hosts: docs/language.md),
+// Semantic checks of the training-system declarations (docs/language.md §5; hosts: docs/language.md),
 // known properties with "did you mean", values of the right kind and dimension, array sizes,
 // placements on hosts; and that a file declares something to solve. Raw nets are checked while
 // they are lowered (lower_net.hpp).

@@ -1,4 +1,4 @@
-// Constant evaluation of expressions (LANGUAGE.md §3–§4): values, scopes, dimension checks and
+// Constant evaluation of expressions (docs/language.md §3–§4): values, scopes, dimension checks and
 // construction of delay distributions in canonical units.
 #include "compiler/eval.hpp"
 

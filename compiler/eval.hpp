@@ -1,4 +1,4 @@
-// Constant evaluation of expressions (LANGUAGE.md §3–§4): values, scopes, dimension checks and
+// Constant evaluation of expressions (docs/language.md §3–§4): values, scopes, dimension checks and
 // construction of delay distributions in canonical units.
 //
 // Usage (e.g. per worker index in the training lowering):
@@ -35,7 +35,7 @@ namespace sgdnet::compiler {
 using namespace sgdnet::frontend;
 using namespace sgdnet::training;
 
-/// A layer table (LANGUAGE.md §5): rows in forward order, canonical units.
+/// A layer table (docs/language.md §5): rows in forward order, canonical units.
 struct LayerTable {
     struct Layer {
         std::string name;
@@ -132,7 +132,7 @@ std::optional<int64_t> evaluate_integer(const Expr& e, const Scope& scope, Diagn
 /// Evaluates `e` as a boolean (`true`, `false`, a comparison, `&&`, `||`, `!`).
 std::optional<bool> evaluate_bool(const Expr& e, const Scope& scope, Diagnostics& diags);
 
-/// Evaluates `e` as a delay distribution (LANGUAGE.md §4) in seconds; a plain time T is det(T).
+/// Evaluates `e` as a delay distribution (docs/language.md §4) in seconds; a plain time T is det(T).
 std::optional<net::Distribution> evaluate_distribution(const Expr& e, const Scope& scope,
                                                        Diagnostics& diags);
 
@@ -144,7 +144,7 @@ std::shared_ptr<const LayerTable> evaluate_layers(const Expr& e, const Scope& sc
 /// the name when `e` is one undotted, unindexed name, else nullopt. Reports nothing.
 std::optional<std::string> identifier(const Expr& e);
 
-/// The value of `sync` (LANGUAGE.md §5): a scheme name, with `staleness` for ps_ssp.
+/// The value of `sync` (docs/language.md §5): a scheme name, with `staleness` for ps_ssp.
 struct SyncScheme {
     SyncKind kind = SyncKind::PsSync;
     int64_t staleness = 0;  // PsSsp only (>= 0)

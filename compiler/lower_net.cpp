@@ -1,4 +1,4 @@
-// Lowering of raw stochastic timed Petri nets (LANGUAGE.md §6) and of `measure` declarations
+// Lowering of raw stochastic timed Petri nets (docs/language.md §6) and of `measure` declarations
 // to the net IR, with arrays expanded.
 #include "compiler/lower_net.hpp"
 

@@ -1,5 +1,5 @@
 // lower_training(): evaluates the host/worker/server/layers/training declarations into a
-// TrainingSpec (per element index `i`) and lowers it with lower_training_spec() (LANGUAGE.md §5).
+// TrainingSpec (per element index `i`) and lowers it with lower_training_spec() (docs/language.md §5).
 #include "compiler/lower_training.hpp"
 
 #include <map>

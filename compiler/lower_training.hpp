@@ -27,7 +27,7 @@ std::optional<TrainingSpec> evaluate_training_spec(const Ast& ast, const Scope& 
 
 /// Lowers the training system of a resolved, checked AST (evaluate_training_spec, then
 /// lower_training_spec) into `out`, appending places, transitions and the automatic measures of
-/// LANGUAGE.md §5.3, steps_per_s first. Does nothing when the AST declares no training system.
+/// docs/language.md §5.3, steps_per_s first. Does nothing when the AST declares no training system.
 void lower_training(const Ast& ast, const Scope& scope, const CompileOptions& options,
                     net::PetriNet& out, Diagnostics& diags);
 

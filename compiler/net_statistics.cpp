@@ -37,7 +37,7 @@ namespace {
 
 /// True when `ast` is a training model with layer tables lowered at coarse granularity: some
 /// worker has `layers`, and the granularity is coarse by option or by the training block (with
-/// layers the default is fine, LANGUAGE.md §5).
+/// layers the default is fine, docs/language.md §5).
 bool coarse_with_layers(const Ast& ast, const CompileOptions& options) {
     bool layers = false;
     const TrainingDecl* training = nullptr;

@@ -1,4 +1,4 @@
-// compile(): the ordered passes of the compiler and their error barriers (STYLE.md rule 4).
+// compile(): the ordered passes of the compiler and their error barriers.
 #include <cerrno>
 #include <cstring>
 #include <filesystem>

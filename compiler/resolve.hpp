@@ -1,5 +1,5 @@
 // Name resolution of the top level: params and lets (with `--set` overrides), layer tables,
-// duplicate names, unknown names and definition cycles (LANGUAGE.md §3, §5).
+// duplicate names, unknown names and definition cycles (docs/language.md §3, §5).
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// The one table of the training-system properties (LANGUAGE.md §5; hosts: docs/language.md), for
+// The one table of the training-system properties (docs/language.md §5; hosts: docs/language.md), for
 // every property of a `host`, `worker`, `server` or `training` block: its name, the kind of value
 // it takes, its dimension and bound.
 // The checks (check.cpp: unknown names with "did you mean", kinds, bounds), the lowering
@@ -63,7 +63,7 @@ struct TrainingProperty {
 };
 
 /// The properties of `block`, in the order the diagnostics list them and the lowering applies
-/// them (LANGUAGE.md §5).
+/// them (docs/language.md §5).
 const std::vector<TrainingProperty>& training_properties(TrainingBlock block);
 /// Their names, in that order (for "did you mean" and "known: …").
 std::vector<std::string> property_names(TrainingBlock block);

@@ -1,4 +1,4 @@
-// Dimensions, the unit table and quantity literals of LANGUAGE.md §3 (canonical s, B, B/s).
+// Dimensions, the unit table and quantity literals of docs/language.md §3 (canonical s, B, B/s).
 #include "compiler/units.hpp"
 
 #include <algorithm>
@@ -17,7 +17,7 @@ constexpr Dim kRate = Dim::rate();
 constexpr Dim kFreq = Dim::frequency();
 constexpr Dim kTimePerSize = Dim::seconds() / Dim::bytes();  // CPU cost per byte (`comm_cpu`)
 
-// LANGUAGE.md §3. Sizes in 10^3 steps (KB…TB) and 2^10 steps (KiB…TiB); bits are 1/8 byte;
+// docs/language.md §3. Sizes in 10^3 steps (KB…TB) and 2^10 steps (KiB…TiB); bits are 1/8 byte;
 // `bps` rates are bits per second.
 constexpr std::array kUnits{
     Unit{"ns", 1e-9, kTime},

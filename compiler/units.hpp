@@ -1,4 +1,4 @@
-// Dimensions, the unit table and quantity literals of LANGUAGE.md §3 (canonical s, B, B/s).
+// Dimensions, the unit table and quantity literals of docs/language.md §3 (canonical s, B, B/s).
 #pragma once
 
 #include <optional>
@@ -9,7 +9,7 @@
 namespace sgdnet::compiler {
 
 /// A physical dimension as an exponent vector over the base dimensions time and size.
-/// The five dimensions named by LANGUAGE.md §3 are dimensionless {0,0}, time {1,0},
+/// The five dimensions named by docs/language.md §3 are dimensionless {0,0}, time {1,0},
 /// size {0,1}, rate {-1,1} (size per time) and frequency {-1,0}; a sixth, time per size {1,-1},
 /// is the CPU cost of a byte (`comm_cpu`) and has no unit of its own (`0.6 ns / 1 B`). Other
 /// exponent vectors arise only in intermediate products (e.g. size², time·size) and are printed

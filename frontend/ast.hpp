@@ -1,4 +1,4 @@
-// AST of a `.sgdnet` file (LANGUAGE.md §2–§6): structs, variants for alternatives, unique_ptr
+// AST of a `.sgdnet` file (docs/language.md §2–§6): structs, variants for alternatives, unique_ptr
 // for recursion, a SourceRange on every node. Built by ast_builder*.cpp, printed by dump().
 #pragma once
 

@@ -6,7 +6,7 @@
 
 namespace sgdnet::frontend {
 
-/// Parses the source registered as `file` in `diags` (LANGUAGE.md §2–§6). Syntax errors are
+/// Parses the source registered as `file` in `diags` (docs/language.md §2–§6). Syntax errors are
 /// reported to `diags` (all of them, with recovery); the returned AST holds every declaration
 /// that could be built. Never throws on bad input (empty, binary, unterminated, deeply nested).
 Ast parse(uint32_t file, Diagnostics& diags);

@@ -1,5 +1,5 @@
 // Parse tree → AST for top-level declarations: model, param/let, measure, layers, host,
-// worker/server, training (LANGUAGE.md §3, §5); nets are in parse_build_net.cpp.
+// worker/server, training (docs/language.md §3, §5); nets are in parse_build_net.cpp.
 #include <optional>
 #include <string>
 #include <utility>

@@ -14,7 +14,7 @@ namespace sgdnet::frontend::build {
 
 namespace {
 
-/// Units of LANGUAGE.md §3 as the lexer accepts them (used to suggest a spelling).
+/// Units of docs/language.md §3 as the lexer accepts them (used to suggest a spelling).
 constexpr std::string_view kUnits[] = {
     "ns",    "us",    "ms",    "s",     "min",   "h",    "B",    "KB",   "MB",   "GB",
     "TB",    "KiB",   "MiB",   "GiB",   "TiB",   "b",    "Kb",   "Mb",   "Gb",   "Tb",
@@ -79,7 +79,7 @@ ExprPtr build_number(Ctx& cx, antlr4::Token* t) {
                 break;
             }
         }
-        if (msg.back() != '?') msg += " (units are listed in LANGUAGE.md §3)";
+        if (msg.back() != '?') msg += " (units are listed in docs/language.md §3)";
         SourceRange where = range;
         where.begin.col += static_cast<uint32_t>(u);
         cx.diags.error(where, msg);

@@ -1,4 +1,4 @@
-// Parse tree → AST for raw Petri nets (LANGUAGE.md §6): places, transitions, arcs, array specs.
+// Parse tree → AST for raw Petri nets (docs/language.md §6): places, transitions, arcs, array specs.
 #include <optional>
 #include <string>
 #include <utility>

@@ -264,7 +264,7 @@ void SyntaxErrorStrategy::reportUnwantedToken(antlr4::Parser* parser) {
         (prev->getType() == P::NUMBER || prev->getType() == P::QUANTITY) &&
         prev->getLine() == t->getLine()) {
         emit(begin_of(t), "unknown unit " + describe_token(t) +
-                              " (units are listed in LANGUAGE.md §3)");
+                              " (units are listed in docs/language.md §3)");
         return;
     } else {
         msg = "unexpected " + describe_token(t);

@@ -1,4 +1,4 @@
-// Whole grammar of the .sgdnet language (LANGUAGE.md §2–§6); see docs/grammar.md for the choices.
+// Whole grammar of the .sgdnet language (docs/language.md §2–§6); see docs/grammar.md for the choices.
 grammar SgdNet;
 
 @lexer::members {

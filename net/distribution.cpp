@@ -1,4 +1,4 @@
-// Moments, exponential detection and canonical text of delay distributions (LANGUAGE.md §4).
+// Moments, exponential detection and canonical text of delay distributions (docs/language.md §4).
 #include "net/distribution.hpp"
 
 #include <charconv>

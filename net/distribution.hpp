@@ -1,4 +1,4 @@
-// Delay distributions of timed transitions (LANGUAGE.md §4), in canonical units (seconds).
+// Delay distributions of timed transitions (docs/language.md §4), in canonical units (seconds).
 #pragma once
 
 #include <string>

@@ -44,7 +44,7 @@ enum class Memory : uint8_t { Enabling, Age };
 /// `server = infinite`.
 inline constexpr uint32_t kInfiniteServers = std::numeric_limits<uint32_t>::max();
 
-/// A timed or immediate transition (LANGUAGE.md §6).
+/// A timed or immediate transition (docs/language.md §6).
 ///
 /// Timed: fires after a delay drawn from `delay`. With `servers` = K the transition has
 /// min(K, enabling degree) concurrent firings in progress, each with its own clock (enabling

@@ -10,7 +10,7 @@ enum class Arithmetic : uint8_t { Double, Multiprecision };
 
 struct SolveOptions {
     SolverKind solver = SolverKind::Sim;
-    // Simulation (LANGUAGE.md §7).
+    // Simulation (docs/language.md §7).
     double precision = 0.01;   // relative CI half-width of the first measure to stop at
     double confidence = 0.95;  // CI level
     uint64_t seed = 1;

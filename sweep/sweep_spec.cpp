@@ -1,4 +1,4 @@
-// Sweep ranges of `sgdnet sweep --set NAME=RANGE` (LANGUAGE.md §7) and the points they make.
+// Sweep ranges of `sgdnet sweep --set NAME=RANGE` (docs/language.md §7) and the points they make.
 #include "sweep/sweep_spec.hpp"
 
 #include <algorithm>

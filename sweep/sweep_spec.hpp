@@ -1,4 +1,4 @@
-// Sweep ranges of `sgdnet sweep --set NAME=RANGE` (LANGUAGE.md §7) and the points they make.
+// Sweep ranges of `sgdnet sweep --set NAME=RANGE` (docs/language.md §7) and the points they make.
 #pragma once
 
 #include <cstddef>
@@ -31,7 +31,7 @@ inline constexpr std::size_t kMaxSweepValues = 100'000;
 ///   `A..B:+S`    A, A+S, … up to B (S > 0, with a unit of A's dimension; `:S` is the same)
 ///   `V1,V2,…`    a list (`1Gbps,10Gbps,25Gbps`), values of one dimension, kept as written
 ///   `V`          a single value
-/// where A, B, V are finite numbers with an optional unit (LANGUAGE.md §3). B is included up to
+/// where A, B, V are finite numbers with an optional unit (docs/language.md §3). B is included up to
 /// rounding. Canonical values are rounded to 15 significant digits (`0.1..0.3:+0.1` ends at
 /// 0.3, `25us` is 2.5e-05); a list value goes to the compiler as written, a range value as
 /// its rounded canonical value.

@@ -1,5 +1,5 @@
 // Net-building helpers of the training lowering: named places and transitions, NIC directions,
-// hosts and their CPU jobs, and messages with the transfer semantics of LANGUAGE.md §5.1.
+// hosts and their CPU jobs, and messages with the transfer semantics of docs/language.md §5.1.
 #pragma once
 
 #include <map>
@@ -40,7 +40,7 @@ struct MessageCosts {
     DirMode host_nic_mode = DirMode::Fair;  // of messages through a host NIC (never Exclusive)
 };
 
-/// A message to add (LANGUAGE.md §5.1). The initiating transition outputs the arcs returned by
+/// A message to add (docs/language.md §5.1). The initiating transition outputs the arcs returned by
 /// Builder::message(); `deliver` receives a token when the message has arrived (after
 /// transmission and propagation, and the CPU jobs of its bytes); `tx_done` when its
 /// transmission ends.

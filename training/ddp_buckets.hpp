@@ -29,7 +29,7 @@ struct Bucket {
 /// layer records one, else reverse layer order. Returns layer indexes.
 std::vector<int> gradient_ready_order(const std::vector<LayerSpec>& layers);
 
-/// DDP bucketing (LANGUAGE.md §5 `bucket`, `first_bucket`) exactly as PyTorch DDP forms its
+/// DDP bucketing (docs/language.md §5 `bucket`, `first_bucket`) exactly as PyTorch DDP forms its
 /// buckets: layers in gradient-ready order are added to the open bucket, which is closed as soon
 /// as it holds at least its cap (`first_cap` for the first bucket, `cap` after), so a bucket may
 /// exceed its cap by its last layer (docs/language.md explains this deviation from "at most").

@@ -1,4 +1,4 @@
-// gossip (LANGUAGE.md §5.2), fine and coarse, as a net.
+// gossip (docs/language.md §5.2), fine and coarse, as a net.
 //
 // After its compute, worker i picks one of its ring neighbours uniformly (immediates
 // `W.pick.NEIGHBOUR`, weight 1 each), sends its model to it and receives the neighbour's

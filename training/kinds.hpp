@@ -1,4 +1,4 @@
-// The kinds of a training system (LANGUAGE.md §5) that both the compiler and the lowering name:
+// The kinds of a training system (docs/language.md §5) that both the compiler and the lowering name:
 // the coordination scheme, the granularity and the sharing of a NIC direction. Header-only and
 // dependency-free, so that the compiler's public headers (compile.hpp, eval.hpp) and the
 // TrainingSpec use the very same enums.

@@ -1,4 +1,4 @@
-// lower_training_spec(): every coordination scheme of LANGUAGE.md §5.2, fine and coarse, as a net.
+// lower_training_spec(): every coordination scheme of docs/language.md §5.2, fine and coarse, as a net.
 // This file holds the parts the schemes share: the dispatch, the workers' compute chains and
 // local update, the buckets of a step and the measures (§5.3); each scheme is in its own file
 // (ring.cpp, tree.cpp, gossip.cpp, ps.cpp), the class in lowering.hpp.

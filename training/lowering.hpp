@@ -1,7 +1,7 @@
 // The Lowering class behind lower_training_spec() (private to training/): one object per call,
 // holding the builder and the per-worker bookkeeping the measures need. The shared parts
 // (worker compute chains, buckets, measures, the dispatch) are defined in lower.cpp, each
-// coordination scheme of LANGUAGE.md §5.2 in its own file: ring.cpp, tree.cpp, gossip.cpp and
+// coordination scheme of docs/language.md §5.2 in its own file: ring.cpp, tree.cpp, gossip.cpp and
 // ps.cpp (ps_sync, ps_async, ps_ssp; fine and coarse).
 #pragma once
 

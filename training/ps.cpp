@@ -1,4 +1,4 @@
-// The parameter-server schemes ps_sync, ps_async and ps_ssp (LANGUAGE.md §5.2), fine and coarse,
+// The parameter-server schemes ps_sync, ps_async and ps_ssp (docs/language.md §5.2), fine and coarse,
 // as a net.
 //
 // Coarse: worker i computes (needs the parameters of all K shards: `W.params` × K), updates

@@ -1,4 +1,4 @@
-// allreduce_ring (LANGUAGE.md §5.2), fine and coarse, as a net.
+// allreduce_ring (docs/language.md §5.2), fine and coarse, as a net.
 //
 // Worker j's round r of bucket b sends bytes_b/N to worker j+1. It starts when (a) j's own
 // round r−1 transmission has ended (a NIC sends one ring chunk after the other, so every ring

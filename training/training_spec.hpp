@@ -1,4 +1,4 @@
-// TrainingSpec: the evaluated description of a training system (LANGUAGE.md §5), and its lowering.
+// TrainingSpec: the evaluated description of a training system (docs/language.md §5), and its lowering.
 #pragma once
 
 #include <cstdint>
@@ -59,7 +59,7 @@ struct ServerSpec {
     std::optional<int> host{};              // index into TrainingSpec::hosts; none: alone
 };
 
-/// The training block (LANGUAGE.md §5), evaluated.
+/// The training block (docs/language.md §5), evaluated.
 struct TrainingSpec {
     std::vector<WorkerSpec> workers;  // ring order = this order
     std::vector<ServerSpec> servers;  // shards; required by ps_* schemes
@@ -80,7 +80,7 @@ struct TrainingSpec {
 };
 
 /// Lowers a training system into `out` (appending places, transitions and the measures of
-/// LANGUAGE.md §5.3, steps_per_s first). Returns an error message (empty on success) when the
+/// docs/language.md §5.3, steps_per_s first). Returns an error message (empty on success) when the
 /// spec is unusable: no workers, a ps_* scheme without servers, fine granularity without layers,
 /// non-positive speed, bandwidth or cores, a host index out of range, a negative latency,
 /// message overhead or communication CPU cost.

@@ -1,4 +1,4 @@
-// allreduce_tree (LANGUAGE.md §5.2), fine and coarse, as a net.
+// allreduce_tree (docs/language.md §5.2), fine and coarse, as a net.
 //
 // Binary tree rooted at worker 0 (children of j: 2j+1, 2j+2). For each bucket, node j > 0
 // sends its reduced gradient to its parent once its own gradient is ready and both children's

@@ -20,7 +20,7 @@ set ytics (200, 500, 1000, 2000, 5000, 10000)
 set grid
 set key outside right top title 'scheme, NIC bandwidth'
 set bars small
-# CSV columns (LANGUAGE.md §7): N, bw, steps_per_s ×3, samples_per_s, its ci_low, its ci_high, …
+# CSV columns (docs/language.md §7): N, bw, steps_per_s ×3, samples_per_s, its ci_low, its ci_high, …
 # One curve per scheme and bandwidth: awk keeps the rows of one bw (canonical B/s in column 2:
 # 10 Gbps = 1.25e9, 25 Gbps = 3.125e9), so each curve is one unbroken line.
 rows(f, bw) = sprintf("< awk -F, 'NR > 1 && $2 == %s' %s", bw, f)

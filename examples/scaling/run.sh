@@ -6,7 +6,7 @@
 # Usage: examples/scaling/run.sh [SGDNET] [OUT.svg|OUT.png]
 #   SGDNET   the sgdnet executable (default: build/cli/sgdnet)
 #   OUT      the plot (default: examples/scaling/scaling.svg)
-# Writes examples/scaling/{allreduce_ring,ps_sync,ps_async}.csv (one row per point, LANGUAGE.md
+# Writes examples/scaling/{allreduce_ring,ps_sync,ps_async}.csv (one row per point, docs/language.md
 # §7 columns) next to this script. Same seed, same numbers: rerunning gives the same files.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

@@ -41,7 +41,7 @@ class CompileError : public std::runtime_error {
     std::string rendered_;
 };
 
-/// The granularity of a training model (LANGUAGE.md §5): per-layer operations, or phases.
+/// The granularity of a training model (docs/language.md §5): per-layer operations, or phases.
 enum class Granularity { Fine, Coarse };
 
 /// What `sgdnet compile`/`run` take besides the file.

@@ -10,7 +10,7 @@
 
 namespace sgdnet::solver {
 
-/// The tangible CTMC of a net (LANGUAGE.md §6 semantics). States are stored flat: state s is
+/// The tangible CTMC of a net (docs/language.md §6 semantics). States are stored flat: state s is
 /// `arena[s*width .. (s+1)*width)`, the token counts of every place followed by one phase slot
 /// per phase-type-expanded transition. No per-state heap objects.
 struct Ctmc {

@@ -21,7 +21,7 @@ struct PhaseType {
     std::string description;
 };
 
-/// Moment matching of a delay of mean m and coefficient of variation cv (LANGUAGE.md §7,
+/// Moment matching of a delay of mean m and coefficient of variation cv (docs/language.md §7,
 /// docs/solver-exact.md):
 ///  - cv <= 1: Erlang-k with k = clamp(round(1/cv²), 1, kMaxErlangPhases), mean m (the mean is
 ///    exact; the cv is the closest Erlang one, and never below 1/sqrt(kMaxErlangPhases));

@@ -664,7 +664,7 @@ void SimEngine::update(uint32_t t) {
             }
         } else if (sp != cur_speed_[t]) {
             // Bring every running clock's remaining work up to now at the old speed, then
-            // reschedule at the new one (LANGUAGE.md §6: exact for any distribution).
+            // reschedule at the new one (docs/language.md §6: exact for any distribution).
             for (uint32_t slot : cl) {
                 slot_work_[slot] = remaining_work(slot);
                 slot_ref_[slot] = now_;

@@ -17,7 +17,7 @@ namespace sgdnet::solver {
 /// Whether private chains of timed transitions run as one event (CompiledNet::fuse_chains()).
 enum class Fusion : uint8_t { Off, On };
 
-/// The read-only, flattened form of a net shared by every replication (LANGUAGE.md §6).
+/// The read-only, flattened form of a net shared by every replication (docs/language.md §6).
 /// Arrays are indexed by place / transition id; arc lists are CSR ranges.
 struct CompiledNet {
     struct ArcRef {

@@ -59,7 +59,7 @@ private:
 };
 
 /// Every delay distribution of a net flattened into one node table, sampled without
-/// allocation or virtual calls (LANGUAGE.md §4).
+/// allocation or virtual calls (docs/language.md §4).
 class DistributionTable {
 public:
     /// Adds `d` and returns its root index. Throws std::invalid_argument on malformed input

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end tests of the `sgdnet` command (LANGUAGE.md §7): help/version, exit codes 0/2/3/4,
+# End-to-end tests of the `sgdnet` command (docs/language.md §7): help/version, exit codes 0/2/3/4,
 # diagnostics format, --emit/-o, JSON/CSV shapes, --set, determinism across --threads, and
 # output that cannot be written (exit 2).
 set -u
@@ -53,7 +53,7 @@ for emit in dot pnml json; do
     expect_rc 0 "compile --emit $emit" -- "$SGDNET" compile "$EXAMPLES/mm1k.sgdnet" --emit $emit
 done
 
-# run --format json: keys of LANGUAGE.md §7 in order; exact solver adds stats.states.
+# run --format json: keys of docs/language.md §7 in order; exact solver adds stats.states.
 expect_rc 0 "run --format json (exact)" -- "$SGDNET" run "$EXAMPLES/mm1k.sgdnet" --solver exact --format json
 grep -Eq '^\{"model":"mm1k","solver":"exact","params":\{.*\},"measures":\{"thr":\{"mean":[^,]+,"ci_low":[^,]+,"ci_high":[^}]+\},.*"stats":\{"replications":[0-9]+,"events":[0-9]+,"simulated_s":[^,]+,"wall_s":[^,]+,"states":6,"residual":[^,]+,"iterations":0,"method":"sparse-lu"\}\}$' "$tmp/out" \
     && ok "json shape" || { no "json shape"; cat "$tmp/out"; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end tests of `sgdnet sweep` (LANGUAGE.md §7, issue 6): range forms, grid vs zip sizes,
+# End-to-end tests of `sgdnet sweep` (docs/language.md §7): range forms, grid vs zip sizes,
 # CSV schema and canonical values, bad ranges, SIGINT mid-sweep then --resume equal to an
 # uninterrupted sweep, and the same rows whatever --threads is.
 set -u

@@ -1,4 +1,4 @@
-// Truth tests of the coarse coordination schemes (LANGUAGE.md §5.2) against closed forms.
+// Truth tests of the coarse coordination schemes (docs/language.md §5.2) against closed forms.
 #include <doctest/doctest.h>
 
 #include <algorithm>

@@ -9,7 +9,7 @@ using namespace sgdnet;
 using namespace sgdnet::compiler;
 using namespace sgdnet::training_test;
 
-// The LANGUAGE.md §1 example with deterministic compute: step = 120 ms + 2·7·(44.7 MB/(8 ·
+// The docs/language.md §1 example with deterministic compute: step = 120 ms + 2·7·(44.7 MB/(8 ·
 // 1.25 GB/s) + 2 · 20 us) + 4 ms = 187.14 ms; samples_per_s = 8 · 32 / step.
 TEST_CASE("text: the ring8 example against its closed form") {
     const std::string text = R"(

@@ -1,4 +1,4 @@
-// Truth tests of transfers (LANGUAGE.md §5.1) and of fine-grained all-reduce (buckets, overlap).
+// Truth tests of transfers (docs/language.md §5.1) and of fine-grained all-reduce (buckets, overlap).
 #include <doctest/doctest.h>
 
 #include <string>

@@ -40,7 +40,7 @@ measure busy = prob(mm1.queue > 0);
 
 }  // namespace
 
-TEST_CASE("the M/M/1 net of LANGUAGE.md §6") {
+TEST_CASE("the M/M/1 net of docs/language.md §6") {
     Compiled c(kMm1);
     REQUIRE_MESSAGE(c.net, c.diags.render());
     CHECK(c.net->name == "model");  // file stem, no `model` declaration

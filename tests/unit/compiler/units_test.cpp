@@ -1,4 +1,4 @@
-// Unit tests of dimensions, the unit table and quantity literals (LANGUAGE.md §3).
+// Unit tests of dimensions, the unit table and quantity literals (docs/language.md §3).
 #include <doctest/doctest.h>
 
 #include "compiler/units.hpp"

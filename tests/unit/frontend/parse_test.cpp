@@ -1,4 +1,4 @@
-// Unit tests of the front end: every construct of LANGUAGE.md §2–§6 parsed into the AST (shape,
+// Unit tests of the front end: every construct of docs/language.md §2–§6 parsed into the AST (shape,
 // ranges, units, precedence), dump(), and syntax errors with their messages and positions.
 #include <memory>
 #include <string>
@@ -137,7 +137,7 @@ measure busy = prob(mm1.queue > 0);      // fraction of time the condition holds
 
 }  // namespace
 
-TEST_CASE("parse: the LANGUAGE.md §1 example") {
+TEST_CASE("parse: the docs/language.md §1 example") {
     auto p = parse_text(kSection1);
     INFO(p->diags.render());
     REQUIRE_FALSE(p->diags.has_errors());
@@ -188,7 +188,7 @@ TEST_CASE("parse: the LANGUAGE.md §1 example") {
     CHECK(t.range == range(15, 1, 19, 2));
 }
 
-TEST_CASE("parse: the LANGUAGE.md §6 example") {
+TEST_CASE("parse: the docs/language.md §6 example") {
     auto p = parse_text(kSection6);
     INFO(p->diags.render());
     REQUIRE_FALSE(p->diags.has_errors());
@@ -569,7 +569,7 @@ TEST_CASE("parse: lexical errors") {
     CHECK(msg(std::string("param x = 1;\x01", 13)) == "unexpected character '\\x01' @1:13");
     CHECK(msg(std::string("param x\0 = 1;", 13)) == "unexpected character '\\x00' @1:8");
     CHECK(msg("param x = 1;\nlet \xff\xfe = 2;") == "invalid UTF-8 byte 0xff @2:5");
-    CHECK(msg("param x = 25XB;") == "unknown unit 'XB' (units are listed in LANGUAGE.md §3) @1:13");
+    CHECK(msg("param x = 25XB;") == "unknown unit 'XB' (units are listed in docs/language.md §3) @1:13");
     CHECK(msg("param x = 25mb;") == "unknown unit 'mb'; did you mean 'MB'? @1:13");
     CHECK(msg("let s = \"a\\qb\";") == "unknown escape sequence '\\q' in string (use \\\" \\\\ \\n or \\t) @1:11");
     CHECK(msg("param x = (1;") == "expected ')' in expression before ';' @1:13");

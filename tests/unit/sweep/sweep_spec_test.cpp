@@ -1,4 +1,4 @@
-// Unit tests of sweep ranges (`--set NAME=RANGE`, LANGUAGE.md §7) and of grid / zip points.
+// Unit tests of sweep ranges (`--set NAME=RANGE`, docs/language.md §7) and of grid / zip points.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -113,7 +113,7 @@ TEST_CASE("A..B:+S adds S") {
 }
 
 TEST_CASE("Lists keep the values as written and give canonical values") {
-    // LANGUAGE.md §7: a swept bw=10Gbps is written 1.25e9 (10 × 1e9 / 8 B/s).
+    // docs/language.md §7: a swept bw=10Gbps is written 1.25e9 (10 × 1e9 / 8 B/s).
     const auto p = parse("bw=1Gbps,10Gbps,25Gbps");
     CHECK(p.name == "bw");
     CHECK(p.unit == "B/s");

@@ -106,7 +106,7 @@ TEST_CASE("spec errors are reported, not thrown") {
     CHECK(lower_training_spec(spec, net).find("layer table") != std::string::npos);
 }
 
-TEST_CASE("the LANGUAGE.md §1 example compiles to a readable ring") {
+TEST_CASE("the docs/language.md §1 example compiles to a readable ring") {
     const char* text = R"(
 model ring8;
 param N  = 8;

@@ -71,7 +71,7 @@ void check_moments(const net::Distribution& d, double mean, double var) {
 
 }  // namespace
 
-// Means and variances from the definitions in LANGUAGE.md §4.
+// Means and variances from the definitions in docs/language.md §4.
 TEST_CASE("samplers reproduce the moments of every distribution") {
     check_moments({net::Det{0.25}}, 0.25, 0);
     check_moments({net::Exp{4}}, 0.25, 1.0 / 16);                       // 1/λ, 1/λ²
