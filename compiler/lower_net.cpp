@@ -628,6 +628,7 @@ public:
             out.expr = std::move(*code);
             auto* c = std::get_if<Call>(&e.node);
             out.unit = c && c->callee == "tokens" ? "tokens" : "";
+            out.fraction = c && c->callee == "prob";
         } else {
             diags_.error(e.range, "a measure must use `throughput(T)`, `tokens(P)` or "
                                   "`prob(COND)`");

@@ -89,6 +89,8 @@ struct Measure {
     MarkingExpr expr;         // TimeAverage
     std::string unit;         // display unit of the canonical value: "1/s", "s", "tokens", ""
     SourceRange where;
+    /// A fraction of time (`prob(…)`, a utilization): estimates are clipped to [0, 1].
+    bool fraction = false;
     bool operator==(const Measure&) const = default;
 };
 

@@ -398,6 +398,7 @@ void Builder::add_nic_measures() {
         if (!d.used) return;
         net::Measure m;
         m.name = "util." + d.name;
+        m.fraction = true;
         m.unit = "";
         if (d.active) {
             m.kind = net::Measure::Kind::TimeAverage;
@@ -429,6 +430,7 @@ void Builder::add_host_measures() {
         const PlaceId active = cpu_active(static_cast<int>(h));
         net::Measure m;
         m.name = "util." + hosts_[h].spec.name;
+        m.fraction = true;
         m.kind = net::Measure::Kind::TimeAverage;
         m.expr = expr({tokens(active), konst(cores), op(Code::Min), konst(cores), op(Code::Div)});
         m.unit = "";

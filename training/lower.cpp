@@ -236,7 +236,7 @@ void Lowering::measures() {
     auto busy = [&](const std::string& name, const std::vector<Measure::Term>& terms) {
         if (terms.empty()) return;
         net.measures.push_back(
-            Measure{"util." + name, Measure::Kind::Throughput, terms, {}, "", spec_.where});
+            Measure{"util." + name, Measure::Kind::Throughput, terms, {}, "", spec_.where, true});
     };
     for (int i = 0; i < n_; ++i) busy(wn(i), wbusy_[u(i)]);
     for (int s = 0; s < k_; ++s) busy(sn(s), sbusy_[u(s)]);

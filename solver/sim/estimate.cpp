@@ -314,6 +314,12 @@ void set_intervals(const Samples& samples, const std::vector<MeasurePlan>& plans
             est.ci_low = 0;
             est.mean = 0;
         }
+        // A fraction of time cannot leave [0, 1], whatever the sampling noise of its estimate.
+        if (plans[i].fraction) {
+            est.mean = std::clamp(est.mean, 0.0, 1.0);
+            est.ci_low = std::clamp(est.ci_low, 0.0, 1.0);
+            est.ci_high = std::clamp(est.ci_high, 0.0, 1.0);
+        }
     }
 }
 
@@ -375,7 +381,7 @@ ColumnPlan plan_columns(const net::PetriNet& net) {
     ColumnPlan out;
     std::unordered_map<uint32_t, uint32_t> count_column_of;
     for (const net::Measure& m : net.measures) {
-        MeasurePlan p{m.kind, {}, 0, 0};
+        MeasurePlan p{m.kind, {}, 0, 0, m.fraction};
         if (m.kind == net::Measure::Kind::TimeAverage) {
             p.expr_col = static_cast<uint32_t>(out.tracked.size());
             out.tracked.push_back(m.expr);

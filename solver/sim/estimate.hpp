@@ -29,6 +29,7 @@ struct MeasurePlan {
     std::vector<std::pair<uint32_t, double>> terms;  // (column, coef)
     uint32_t expr_col = 0;
     double max_coef = 0;  // largest |coef| of a throughput term (zero-firing bound)
+    bool fraction = false;  // net::Measure::fraction: clipped to [0, 1]
 };
 
 /// The snapshot columns the measures need (plan_columns()).
