@@ -99,34 +99,33 @@ std::optional<LayersDecl> build_layers(Ctx& cx, G::LayersDeclContext* c) {
     return std::nullopt;
 }
 
-std::optional<HostDecl> build_host(Ctx& cx, G::HostDeclContext* c) {
-    HostDecl out;
+/// What a host and a worker/server declaration share, `NAME[COUNT] { PROPERTY = EXPR; … }`,
+/// into `out`; false when a part is missing (the parser reported it).
+template <class Decl, class Context>
+bool build_array_decl(Ctx& cx, Context* c, Decl& out) {
     auto name = build_name(cx, c->name());
-    if (!name || c->RBRACE() == nullptr) return std::nullopt;
+    if (!name || c->RBRACE() == nullptr) return false;
     out.name = std::move(*name);
     out.name_range = range_of(cx, c->name());
     if (c->LBRACK() != nullptr) {
         out.count = build_expr(cx, c->expr());
-        if (!out.count) return std::nullopt;
+        if (!out.count) return false;
     }
     out.properties = build_properties(cx, c->propertyStmt());
     out.range = range_of(cx, c);
+    return true;
+}
+
+std::optional<HostDecl> build_host(Ctx& cx, G::HostDeclContext* c) {
+    HostDecl out;
+    if (!build_array_decl(cx, c, out)) return std::nullopt;
     return out;
 }
 
 std::optional<NodeDecl> build_node(Ctx& cx, G::NodeDeclContext* c) {
     NodeDecl out;
     out.kind = c->SERVER() != nullptr ? NodeDecl::Kind::Server : NodeDecl::Kind::Worker;
-    auto name = build_name(cx, c->name());
-    if (!name || c->RBRACE() == nullptr) return std::nullopt;
-    out.name = std::move(*name);
-    out.name_range = range_of(cx, c->name());
-    if (c->LBRACK() != nullptr) {
-        out.count = build_expr(cx, c->expr());
-        if (!out.count) return std::nullopt;
-    }
-    out.properties = build_properties(cx, c->propertyStmt());
-    out.range = range_of(cx, c);
+    if (!build_array_decl(cx, c, out)) return std::nullopt;
     return out;
 }
 

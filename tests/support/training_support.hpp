@@ -81,4 +81,34 @@ inline compiler::TrainingSpec homogeneous(int n, net::Distribution compute, doub
     return s;
 }
 
+/// Coarse ps_sync: `n` workers computing det(c) behind NICs of bw and latency lw, one server
+/// `ps` applying det(upd) behind a NIC of bw and latency ls, messages of s bytes.
+inline compiler::TrainingSpec ps_sync_coarse(int n, double c, double upd, double s, double bw,
+                                             double lw, double ls, compiler::SharingKind sharing) {
+    compiler::TrainingSpec spec = homogeneous(n, {net::Det{c}}, bw, lw);
+    spec.servers.push_back(compiler::ServerSpec{"ps", {net::Det{upd}}, bw, ls, {}});
+    spec.sync = compiler::SyncKind::PsSync;
+    spec.model_bytes = s;
+    spec.sharing = sharing;
+    return spec;
+}
+
+/// A fine ring of `n` workers with `layers` identical layers (forward f, backward b, `bytes`
+/// each), bandwidth bw, latency l, update det(upd).
+inline compiler::TrainingSpec fine_ring(int n, int layers, double f, double b, double bytes,
+                                        double bw, double l, double upd) {
+    compiler::TrainingSpec spec = homogeneous(n, {net::Det{0}}, bw, l, {net::Det{upd}});
+    for (auto& w : spec.workers) {
+        w.compute.reset();
+        for (int k = 0; k < layers; ++k) {
+            w.layers.push_back(compiler::LayerSpec{"layer" + std::to_string(k), {net::Det{f}},
+                                                   {net::Det{b}}, bytes, {}});
+        }
+    }
+    spec.sync = compiler::SyncKind::AllreduceRing;
+    spec.granularity = compiler::Granularity::Fine;
+    spec.model_bytes = layers * bytes;
+    return spec;
+}
+
 }  // namespace sgdnet::training_test

@@ -26,23 +26,6 @@ training::HostSpec host(const std::string& name, double cores, double bw_Bps = k
     return h;
 }
 
-/// `layers` identical layers (fwd f, bwd b, `bytes` each) on `n` workers of a fine ring.
-TrainingSpec fine_ring(int n, int layers, double f, double b, double bytes, double bw, double l,
-                       double upd) {
-    TrainingSpec spec = homogeneous(n, {net::Det{0}}, bw, l, {net::Det{upd}});
-    for (auto& w : spec.workers) {
-        w.compute.reset();
-        for (int k = 0; k < layers; ++k) {
-            w.layers.push_back(LayerSpec{"layer" + std::to_string(k), {net::Det{f}},
-                                         {net::Det{b}}, bytes, {}});
-        }
-    }
-    spec.sync = SyncKind::AllreduceRing;
-    spec.granularity = Granularity::Fine;
-    spec.model_bytes = layers * bytes;
-    return spec;
-}
-
 }  // namespace
 
 // Deterministic nets are checked with check_exact: within 0.5% of the truth, the precision the
@@ -181,11 +164,7 @@ TEST_CASE("ps_sync with message overhead: fair, fifo, and a one-core server") {
         for (SharingKind sharing : {SharingKind::Fair, SharingKind::Fifo}) {
             CAPTURE(n);
             CAPTURE(static_cast<int>(sharing));
-            TrainingSpec spec = homogeneous(n, {net::Det{c}}, bw, lw);
-            spec.servers.push_back(ServerSpec{"ps", {net::Det{upd}}, bw, ls, {}});
-            spec.sync = SyncKind::PsSync;
-            spec.model_bytes = s;
-            spec.sharing = sharing;
+            TrainingSpec spec = ps_sync_coarse(n, c, upd, s, bw, lw, ls, sharing);
             spec.message_overhead_s = o;
             const double step = sharing == SharingKind::Fair
                                     ? c + upd + 2 * o + 2.0 * n * s / bw + 2 * big_l

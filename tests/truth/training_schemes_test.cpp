@@ -57,11 +57,7 @@ TEST_CASE("ps_sync coarse deterministic: fair 2N S/B and fifo (N+1) S/B") {
         for (SharingKind sharing : {SharingKind::Fair, SharingKind::Fifo}) {
             CAPTURE(n);
             CAPTURE(static_cast<int>(sharing));
-            TrainingSpec spec = homogeneous(n, {net::Det{c}}, bw, lw);
-            spec.servers.push_back(ServerSpec{"ps", {net::Det{upd}}, bw, ls, {}});
-            spec.sync = SyncKind::PsSync;
-            spec.model_bytes = s;
-            spec.sharing = sharing;
+            TrainingSpec spec = ps_sync_coarse(n, c, upd, s, bw, lw, ls, sharing);
             auto e = run_sim(lower(spec));
             const double step = sharing == SharingKind::Fair
                                     ? c + upd + 2.0 * n * s / bw + 2 * big_l

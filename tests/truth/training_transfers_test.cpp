@@ -91,26 +91,6 @@ TEST_CASE("fair sharing: a message joining midway, remaining bytes carried over"
     }
 }
 
-namespace {
-
-TrainingSpec fine_ring(int n, int layers, double f, double b, double bytes, double bw, double l,
-                       double upd) {
-    TrainingSpec spec = homogeneous(n, {net::Det{0}}, bw, l, {net::Det{upd}});
-    for (auto& w : spec.workers) {
-        w.compute.reset();
-        for (int k = 0; k < layers; ++k) {
-            w.layers.push_back(LayerSpec{"layer" + std::to_string(k), {net::Det{f}},
-                                         {net::Det{b}}, bytes, {}});
-        }
-    }
-    spec.sync = SyncKind::AllreduceRing;
-    spec.granularity = Granularity::Fine;
-    spec.model_bytes = layers * bytes;
-    return spec;
-}
-
-}  // namespace
-
 // Fine all-reduce with one bucket (cap above the model size) and overlap = false is the coarse
 // model with compute = Σ fwd + Σ bwd: both equal C + 2(N−1)(S/(N·B) + 2l) + U.
 TEST_CASE("fine ring, one bucket, no overlap = coarse with the same total compute") {
