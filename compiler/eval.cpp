@@ -237,17 +237,19 @@ private:
     }
 
     /// `NAME.compute`, `NAME.update` (distributions), `NAME.message_overhead` (a time),
-    /// `NAME.comm_cpu` (a time per size), `NAME.cores` (a number) of a layer table.
+    /// `NAME.comm_cpu` (a time per size), `NAME.cores` (a number), `NAME.buffers` (a size) of a
+    /// layer table.
     std::optional<Value> table_member(const Expr& e, const std::string& head, const LayerTable& t,
                                       const std::string& member) {
         static const std::vector<std::string> members{"compute", "update", "message_overhead",
-                                                      "comm_cpu", "cores"};
+                                                      "comm_cpu", "cores", "buffers"};
         if (std::find(members.begin(), members.end(), member) == members.end()) {
             error(e.range, "a layer table has the members `compute`, `update`, "
-                           "`message_overhead`, `comm_cpu` and `cores` only, not `" +
+                           "`message_overhead`, `comm_cpu`, `cores` and `buffers` only, not `" +
                                member + "`" + did_you_mean(member, members));
             return std::nullopt;
         }
+        if (member == "buffers") return buffers_member(e, head, t);
         const bool distribution = member == "compute" || member == "update";
         const bool defined = distribution ? (member == "compute" ? t.compute : t.update).has_value()
                                           : t.comm.has_value();
@@ -268,6 +270,18 @@ private:
         if (member == "comm_cpu")
             return Value{Quantity{t.comm->comm_cpu_s_per_byte, Dim::seconds() / Dim::bytes()}};
         return Value{Quantity{t.comm->cores, Dim::none()}};
+    }
+
+    /// `NAME.buffers`: the profile's `buffer_bytes`.
+    std::optional<Value> buffers_member(const Expr& e, const std::string& head,
+                                        const LayerTable& t) {
+        if (t.buffer_bytes) return Value{Quantity{*t.buffer_bytes, Dim::bytes()}};
+        error(e.range, "`" + head + ".buffers` needs the `buffer_bytes` of the profile" +
+                           (t.profile_file.empty()
+                                ? std::string(": only a layer table loaded with profile(…) has it")
+                                : ", and " + t.profile_file +
+                                      " has none (profile_model.py records it)"));
+        return std::nullopt;
     }
 
     // --- operators ------------------------------------------------------------------------
@@ -1067,6 +1081,7 @@ std::optional<LayerTable> table_from_profile(const LayersDecl& decl, const Scope
     t.profile_file = profile->file;
     if (const auto& c = profile->comm_probe)
         t.comm = LayerTable::CommCosts{c->message_overhead_s, c->comm_cpu_s_per_byte, c->cores};
+    t.buffer_bytes = profile->buffer_bytes;
     return t;
 }
 

@@ -61,6 +61,8 @@ struct LayerTable {
         double cores = 0;
     };
     std::optional<CommCosts> comm;
+    /// `NAME.buffers` (B): the `buffer_bytes` of a `profile(...)` table's file, when it has one.
+    std::optional<double> buffer_bytes;
     /// The profile a `profile(...)` table was read from (as opened); "" for a written table.
     std::string profile_file;
     SourceRange where;

@@ -79,6 +79,7 @@ void store(TrainingSpec& spec, PropertyId id, const PropertyValue& v) {
         case PropertyId::MessageOverhead: spec.message_overhead_s = std::get<double>(v); break;
         case PropertyId::CommCpu: spec.comm_cpu_s_per_byte = std::get<double>(v); break;
         case PropertyId::Fusion: spec.fusion_bytes = std::get<double>(v); break;
+        case PropertyId::Buffers: spec.buffer_bytes = std::get<double>(v); break;
         default: break;  // not a training property
     }
 }
@@ -181,6 +182,12 @@ void eval_training(const TrainingDecl& training, const Scope& scope,
         if (auto v = evaluate_property(rule, *p->value, scope, diags)) store(spec, rule.id, *v);
     }
     if (options.granularity) spec.granularity = *options.granularity;
+    const Property* buffers = find_property(training.properties, PropertyId::Buffers);
+    if (buffers && spec.buffer_bytes > 0 && spec.sync != SyncKind::AllreduceRing &&
+        spec.sync != SyncKind::AllreduceTree) {
+        diags.warning(buffers->name_range, "`buffers` is broadcast by all-reduce schemes only "
+                                           "(allreduce_ring, allreduce_tree); it is ignored here");
+    }
     if (!find_property(training.properties, PropertyId::Sync)) {
         diags.error(training.range, "the training block needs `sync = …` (ps_sync, ps_async, "
                                     "ps_ssp(staleness = K), allreduce_ring, allreduce_tree, "

@@ -52,6 +52,7 @@ const std::vector<TrainingProperty> kTraining{
     {P::MessageOverhead, "message_overhead", K::Quantity, Dim::seconds(), true},
     {P::CommCpu, "comm_cpu", K::Quantity, Dim::seconds() / Dim::bytes(), true},
     {P::Fusion, "fusion", K::Quantity, Dim::bytes()},
+    {P::Buffers, "buffers", K::Quantity, Dim::bytes(), true},
 };
 
 /// A quantity of `p`'s dimension within its bound (an infinite bandwidth is allowed).

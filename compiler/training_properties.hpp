@@ -37,7 +37,7 @@ enum class PropertyId {
     Cores,                                                                        // host
     Compute, Layers, Update, Speed, Bandwidth, Latency, Batch, Host,              // worker
     Sync, Granularity, ModelBytes, Bucket, FirstBucket, Sharing, Overlap,         // training
-    MessageOverhead, CommCpu, Fusion,
+    MessageOverhead, CommCpu, Fusion, Buffers,
 };
 
 /// The kind of value a property takes, and how it is evaluated (evaluate_property()).

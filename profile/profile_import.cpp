@@ -227,6 +227,7 @@ void read_header(const json& j, Reader& r, Profile& p) {
     if (auto* w = r.typed(j, "", "workload", "string", false)) p.workload = w->get<std::string>();
     if (auto* b = r.typed(j, "", "batch", "integer", false)) p.batch = b->get<int>();
     if (auto* s = r.typed(j, "", "timed_steps", "integer", false)) p.steps = s->get<int>();
+    p.buffer_bytes = r.nonneg(j, "", "buffer_bytes", false);
 }
 
 // One entry of `/layers` (at `path`, index `i` of `count`); records its name in `by_name`.
@@ -768,6 +769,12 @@ std::string to_sgdnet(const Profile& p, const std::string& name) {
           << " ns / 1 B;  // CPU time per byte, at each end of a message\n";
         std::snprintf(number, sizeof number, "%.6g", c->cores);
         o << "let " << name << "_cores = " << number << ";  // CPUs of the profiling process\n";
+    }
+    if (p.buffer_bytes) {
+        char bytes[48];
+        std::snprintf(bytes, sizeof bytes, "%.0f B", *p.buffer_bytes);
+        o << "let " << name << "_buffers = " << bytes
+          << ";  // module buffers, for the training property `buffers` (DDP)\n";
     }
     return o.str();
 }

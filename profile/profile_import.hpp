@@ -112,6 +112,9 @@ struct Profile {
 
     std::vector<RecordedBuckets> recorded_buckets;  // format 1 `ddp_buckets`, in file order
     std::optional<CommProbe> comm_probe;            // format 1 `comm_probe`, when recorded
+    /// Format 1 `buffer_bytes`, when recorded: the bytes of the model's buffers (e.g. batch-norm
+    /// running statistics), which DDP broadcasts from rank 0 before every forward.
+    std::optional<double> buffer_bytes;
 };
 
 /// Parses a profile held in `text` (either format, detected from its shape), registered in

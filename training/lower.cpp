@@ -101,6 +101,35 @@ double Lowering::comm_estimate(int i) const {
     }
 }
 
+/// The arcs that start worker j's step, called for j = 0 first. Without `buffers` (or with
+/// one worker) the step starts on `ready`. With `buffers` > 0, DDP's broadcast of the module
+/// buffers before each forward: worker 0's `ready` starts `buffers.begin`, which sends the
+/// buffers to worker 1, 2, …, N−1 one after the other (messages `buffers.W`, each a message
+/// of §5.1 in `mode`); worker 0's step starts when the last is transmitted
+/// (`W.buffers.sent`), worker j's when it is ready and its copy has arrived
+/// (`W.buffers.arrived`).
+Arcs Lowering::step_start(int j, PlaceId ready, DirMode mode) {
+    if (!(spec_.buffer_bytes > 0) || n_ < 2) return {arc(ready)};
+    if (j > 0) return {arc(ready), arc(buffers_arrived_[u(j)])};
+    buffers_arrived_.assign(u(n_), PlaceId{});
+    const PlaceId sent = b_.place(wn(0) + ".buffers.sent");
+    Arcs next{arc(sent)};
+    for (int k = n_ - 1; k >= 1; --k) {
+        buffers_arrived_[u(k)] = b_.place(wn(k) + ".buffers.arrived");
+        MessageSpec m;
+        m.name = "buffers." + wn(k);
+        m.from = wnode_[0];
+        m.to = wnode_[u(k)];
+        m.bytes = spec_.buffer_bytes;
+        m.mode = mode;
+        m.tx_done = next;
+        m.deliver = {arc(buffers_arrived_[u(k)])};
+        next = b_.message(m);
+    }
+    b_.immediate("buffers.begin", {arc(ready)}, next);
+    return {arc(sent)};
+}
+
 /// Coarse compute of worker i: `W.compute` consuming `in`, producing `out` (the start of
 /// communication), a CPU job on the worker's host. With the overlap fraction φ > 0 the last
 /// h = min(φ·comm, backward) of the compute runs as `W.backward_tail` (a CPU job too) beside

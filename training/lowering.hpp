@@ -70,6 +70,7 @@ private:
     void fine_compute(int i, Arcs start_in, const ArcLists& fwd_gate, Arcs first_out,
                       const ArcLists& bwd_out, Arcs last_out);
     void worker_update(int i, Arcs in, Arcs out);
+    Arcs step_start(int j, PlaceId ready, DirMode mode);
     std::vector<Bucket> step_buckets() const;
     void bucket_ready_arcs(const std::vector<Bucket>& buckets, const std::vector<PlaceId>& ready,
                            ArcLists& bwd_out, Arcs& last_out) const;
@@ -109,6 +110,7 @@ private:
     bool fine_;
     DirMode mode_;  // of every message but the ring's
     std::vector<int> wnode_, snode_;
+    std::vector<PlaceId> buffers_arrived_;  // step_start(): worker j's copy of the buffers
     std::vector<TransitionId> step_;  // per worker: the transition that starts its step
     std::vector<std::vector<net::Measure::Term>> wbusy_, sbusy_;
 };

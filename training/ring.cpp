@@ -95,9 +95,10 @@ void Lowering::ring() {
             ArcLists bwd_out(worker(j).layers.size());
             Arcs last_out;
             bucket_ready_arcs(buckets, bucket_ready, bwd_out, last_out);
-            fine_compute(j, {arc(ready)}, gate, {arc(nic[u(j)])}, bwd_out, last_out);
+            fine_compute(j, step_start(j, ready, DirMode::Exclusive), gate, {arc(nic[u(j)])},
+                         bwd_out, last_out);
         } else {
-            auto tail = coarse_compute(j, {arc(ready)},
+            auto tail = coarse_compute(j, step_start(j, ready, DirMode::Exclusive),
                                        {arc(nic[u(j)]), arc(bucket_ready[0])},
                                        Tail::JoinsStepEnd);
             if (tail) update_in.push_back(arc(*tail));

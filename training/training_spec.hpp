@@ -71,6 +71,7 @@ struct TrainingSpec {
     double bucket_bytes = 25.0 * 1024 * 1024;
     double first_bucket_bytes = 25.0 * 1024 * 1024;
     double fusion_bytes = 4.0 * 1024 * 1024;  // fine PS: consecutive tensors fused per message
+    double buffer_bytes = 0;  // all-reduce: bytes worker 0 sends every worker before each forward
     SharingKind sharing = SharingKind::Fair;
     bool overlap = true;              // fine: communication overlaps backward
     double overlap_fraction = 0;      // coarse heuristic, in [0, 1]

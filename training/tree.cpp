@@ -96,9 +96,11 @@ void Lowering::tree() {
             ArcLists bwd_out(worker(j).layers.size());
             Arcs last_out;
             bucket_ready_arcs(buckets, bucket_ready[u(j)], bwd_out, last_out);
-            fine_compute(j, {arc(ready[u(j)])}, gate, first_start, bwd_out, last_out);
+            fine_compute(j, step_start(j, ready[u(j)], mode_), gate, first_start, bwd_out,
+                         last_out);
         } else {
-            auto tail = coarse_compute(j, {arc(ready[u(j)])}, first_start, Tail::JoinsStepEnd);
+            auto tail = coarse_compute(j, step_start(j, ready[u(j)], mode_), first_start,
+                                       Tail::JoinsStepEnd);
             if (tail) update_in.push_back(arc(*tail));
         }
         worker_update(j, update_in, {arc(ready[u(j)])});

@@ -385,6 +385,7 @@ def main():
         "threads": a.threads, "warmup_steps": a.warmup, "timed_steps": a.steps,
         "optimizer": f"SGD(lr={a.lr}, momentum={a.momentum})", "loss": "CrossEntropyLoss",
         "total_param_bytes": sum(l["param_bytes"] for l in out_layers),
+        "buffer_bytes": sum(b.numel() * b.element_size() for b in model.buffers()),
         "num_layers": len(out_layers), "layers": out_layers,
         "totals": {f"{k}_s": stats(v) for k, v in rec.items()},
         "unhooked_step_s": stats(plain), "chrome_trace": trace_name,

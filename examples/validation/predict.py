@@ -95,6 +95,8 @@ def model_text(table, wl, mode, gran, plain):
             t.append("  sharing = fifo;        // the server receives one gradient at a time")
     if hosted:
         t += [f"  message_overhead = {wl}_message_overhead;", f"  comm_cpu = {wl}_comm_cpu;"]
+        if mode == "ddp":
+            t.append(f"  buffers = {wl}_buffers;  // broadcast from rank 0 before each forward")
     lines.append("\n".join(t) + "\n}\n")
     return "\n".join(lines)
 

@@ -149,6 +149,31 @@ TEST_CASE("ring overhead is CPU work: two workers on one core pay 2o per round")
     check_exact(e["step_time"], 2 * c + 2 * (2 * o + s / (2 * bw) + 2 * l) + 2 * upd);
 }
 
+// DDP's buffer broadcast before each forward (`buffers` = b bytes), coarse ring, det compute C,
+// update U, bandwidth B. Worker 0 sends b to worker 1, 2, …, N−1 one after the other, each
+// message paying o and then b/B: worker k's copy arrives at k(o + b/B) + 2l and worker 0
+// starts last, at (N−1)(o + b/B). Every chain of ring rounds passes through worker 0 within
+// N−1 hops, so the ring ends as if all had started with worker 0 (with l = 0; for N = 2 the
+// one other worker starts 2l after worker 0, which its first round hides):
+//   step = (N−1)(o + b/B) + C + 2(N−1)(o + S/(N·B) + 2l) + U.
+TEST_CASE("buffer broadcast before each forward: step = (N-1)(o + b/B) + the ring's step") {
+    const double c = 0.050, upd = 0.002, s = 40e6, bw = 1.25e9, b = 2e6;
+    struct Case { int n; double l; double o; };
+    for (Case k : {Case{2, 20e-6, 150e-6}, Case{2, 0, 0}, Case{3, 0, 0}, Case{8, 0, 0},
+                   Case{8, 0, 100e-6}}) {
+        CAPTURE(k.n);
+        CAPTURE(k.l);
+        CAPTURE(k.o);
+        TrainingSpec spec = homogeneous(k.n, {net::Det{c}}, bw, k.l, {net::Det{upd}});
+        spec.sync = SyncKind::AllreduceRing;
+        spec.model_bytes = s;
+        spec.buffer_bytes = b;
+        spec.message_overhead_s = k.o;
+        const double ring = c + 2.0 * (k.n - 1) * (k.o + s / (k.n * bw) + 2 * k.l) + upd;
+        check_exact(run_sim(lower(spec))["step_time"], (k.n - 1) * (k.o + b / bw) + ring);
+    }
+}
+
 // ps_sync, coarse, as the closed forms of training_schemes_test.cpp with a message overhead o
 // on hosts of infinite cores: every pull and every push pays o before its transmission, all
 // of a phase at once (each on its sender's host), so each phase takes o longer:

@@ -38,11 +38,13 @@ TEST_CASE("import-profile: a comm_probe object adds the lets a model's hosts and
     CHECK(text.find("let mlp_message_overhead = 120 us;") != std::string::npos);
     CHECK(text.find("let mlp_comm_cpu = 0.6 ns / 1 B;") != std::string::npos);
     CHECK(text.find("let mlp_cores = 2;") != std::string::npos);
+    CHECK(text.find("let mlp_buffers = 136864 B;") != std::string::npos);
     const std::string model = text +
                               "host h[2] { cores = mlp_cores; }\n"
                               "worker w[2] { layers = mlp; update = mlp_update; host = h[i]; }\n"
                               "training { sync = allreduce_ring; message_overhead = "
-                              "mlp_message_overhead; comm_cpu = mlp_comm_cpu; }\n";
+                              "mlp_message_overhead; comm_cpu = mlp_comm_cpu; "
+                              "buffers = mlp_buffers; }\n";
     frontend::Diagnostics diags;
     CHECK_MESSAGE(compiler::compile(model, "m.sgdnet", {}, diags), diags.render());
     CHECK_FALSE(diags.has_errors());

@@ -534,6 +534,24 @@ TEST_CASE("comm_probe: its three numbers are read, its other members ignored") {
     CHECK(plain->compute_time == p->compute_time);
 }
 
+TEST_CASE("buffer_bytes: read when recorded, absent otherwise, a negative value an error") {
+    Diagnostics d;
+    auto p = profile::load_profile(data_path("mlp_comm_layers.json"), d);
+    REQUIRE_MESSAGE(p, d.render());
+    REQUIRE(p->buffer_bytes);
+    CHECK(*p->buffer_bytes == 136864);
+    CHECK(profile::to_sgdnet(*p, "m").find("let m_buffers = 136864 B;") != std::string::npos);
+    Diagnostics d2;
+    auto plain = profile::load_profile(data_path("mlp_layers.json"), d2);
+    REQUIRE(plain);
+    CHECK_FALSE(plain->buffer_bytes);
+    CHECK(profile::to_sgdnet(*plain, "m").find("m_buffers") == std::string::npos);
+    json j = read_json("mlp_comm_layers.json");
+    j["buffer_bytes"] = -5;
+    CHECK(any_contains(parse_errors(j), "p.json: /buffer_bytes: expected a finite number >= 0, "
+                                        "got -5"));
+}
+
 TEST_CASE("comm_probe: a malformed object gives diagnostics naming the JSON path") {
     json good = read_json("mlp_comm_layers.json");
     {
