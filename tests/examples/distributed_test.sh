@@ -116,7 +116,7 @@ fails=(sweep "$MODELS/../examples/repairman.sgdnet" --set repairman.N=1..6 --sol
 mpi 2 "${fails[@]}" -o "$tmp/fail_2.csv" 2>"$tmp/fail_2.err"
 rc=$?
 check "failing points under mpirun: exit 3, as in one process" "[ $rc -eq 3 ]"
-check "failing points: the point is named" "grep -q '^error: point 5: the state space' $tmp/fail_2.err"
+check "failing points: the point is named" "grep -q '^error: point repairman.N=5: the state space' $tmp/fail_2.err"
 check "failing points: the same rows" "cmp -s $tmp/fail_1.csv $tmp/fail_2.csv"
 
 # Shards and MPI together: a part solved over 2 ranks is the same part.
