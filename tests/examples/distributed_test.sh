@@ -52,7 +52,7 @@ read -ra other <<<"$(sweep_of 7 48)"
 merge_fails "a part of another grid" "another sweep.*grid" \
     "$tmp/part_1.csv" "$tmp/part_2.csv" "$tmp/grid.csv"
 head -n 8 "$tmp/part_2.csv" >"$tmp/short.csv"
-merge_fails "a part with rows missing" "point 19 (N=8, bw=12500000000) is missing" \
+merge_fails "a part with rows missing" "point 19 (N=8, bw=100Gbps) is missing" \
     "$tmp/part_1.csv" "$tmp/short.csv" "$tmp/part_3.csv"
 merge_fails "a file that is no part" "not a part of a sweep" "$tmp/full.csv"
 "$SGDNET" "${grid[@]}" --shard 4/3 -o "$tmp/x.csv" 2>"$tmp/err"
