@@ -47,9 +47,14 @@ std::optional<Part> read_part(const std::string& path) {
     return part;
 }
 
-/// The key of every point of the tag's grid (point_key), or nullopt when its ranges do not
-/// parse (error printed).
-std::optional<std::vector<std::string>> point_keys(const Part& part) {
+/// Every point of a part's grid: its key (point_key) and its label for messages (point_label).
+struct GridPoints {
+    std::vector<std::string> keys;
+    std::vector<std::string> labels;
+};
+
+/// The points of the tag's grid, or nullopt when its ranges do not parse (error printed).
+std::optional<GridPoints> point_keys(const Part& part) {
     sweep::SweepPlan plan;
     std::string error;
     for (const auto& r : part.tag.ranges) {
@@ -65,27 +70,18 @@ std::optional<std::vector<std::string>> point_keys(const Part& part) {
         return std::nullopt;
     }
     plan.points = std::move(*points);
-    std::vector<std::string> keys;
+    GridPoints out;
     for (std::size_t k = 0; k < plan.points.size(); ++k) {
-        keys.push_back(point_key(sweep::point_params(plan, k)));
-    }
-    return keys;
-}
-
-/// `N=2, bw=1250000000`: a point's swept values with their names, for messages.
-std::string named_key(const std::vector<std::string>& header, std::size_t params,
-                      const std::string& key) {
-    const auto cells = split_csv(key);
-    std::string out;
-    for (std::size_t d = 0; d < params && d < cells.size() && d < header.size(); ++d) {
-        out += (d ? ", " : "") + header[d] + "=" + cells[d];
+        out.keys.push_back(point_key(sweep::point_params(plan, k)));
+        out.labels.push_back(point_label(plan, k));
     }
     return out;
 }
 
 /// Checks that `part` holds exactly its shard's points, in order, each a whole row; prints the
 /// first problem and returns false.
-bool check_rows(const Part& part, const std::vector<std::string>& keys) {
+bool check_rows(const Part& part, const GridPoints& points) {
+    const auto& keys = points.keys;
     const auto header = split_csv(part.header);
     const std::size_t params = part.tag.ranges.size();
     std::size_t r = 0;
@@ -98,8 +94,7 @@ bool check_rows(const Part& part, const std::vector<std::string>& keys) {
             key += (d ? "," : "") + cells[d];
         }
         if (key != keys[k] || cells.size() != header.size()) {
-            std::cerr << "error: " << part.name << ": point " << k << " ("
-                      << named_key(header, params, keys[k])
+            std::cerr << "error: " << part.name << ": point " << k << " (" << points.labels[k]
                       << ") is missing or torn; finish the part with `sgdnet sweep ... --shard "
                       << part.tag.shard.index << "/" << part.tag.shard.count << " --resume`\n";
             return false;
@@ -147,16 +142,17 @@ Status cmd_merge(const MergeArgs& args) {
         parts.push_back(std::move(*part));
     }
     if (!check_together(parts)) return Status::InputError;
-    const auto keys = point_keys(parts[0]);
-    if (!keys) return Status::InputError;
+    const auto points = point_keys(parts[0]);
+    if (!points) return Status::InputError;
+    const auto& keys = points->keys;
     std::vector<const Part*> by_index(parts.size());
     for (const auto& p : parts) {
-        if (!check_rows(p, *keys)) return Status::InputError;
+        if (!check_rows(p, *points)) return Status::InputError;
         by_index[p.tag.shard.index - 1] = &p;
     }
     std::string text = parts[0].header + "\n";
     const std::size_t count = parts.size();
-    for (std::size_t k = 0; k < keys->size(); ++k) {
+    for (std::size_t k = 0; k < keys.size(); ++k) {
         text += by_index[k % count]->rows[k / count] + "\n";
     }
     return write_output(args.output, text);

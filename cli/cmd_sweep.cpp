@@ -1,10 +1,12 @@
-// `sgdnet sweep FILE --set NAME=RANGE…`: options → a sweep plan for the engine in sweep/, then
-// the CLI's side: CSV or JSON-lines rows streamed to a file, --resume, SIGINT, progress, --plot.
+// `sgdnet sweep FILE --set NAME=RANGE…`: options → a sweep plan for the engine in sweep/ (every
+// point compiled, every bad one named, before any is solved), then the CLI's side: CSV or
+// JSON-lines rows streamed to a file, --resume, SIGINT, progress, --plot and --plot-measure.
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <csignal>
 #include <cstdio>
@@ -15,14 +17,18 @@
 #include <functional>
 #include <iostream>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
+#include "cli/set_origin.hpp"
+#include "compiler/units.hpp"
 #ifdef SGDNET_WITH_MPI
 #include "mpi/mpi_sweep.hpp"
 #endif
@@ -50,13 +56,6 @@ extern "C" void on_sigint(int) {
 bool interrupted() { return g_cancel.load(); }
 
 using Clock = std::chrono::steady_clock;
-
-std::string hms(double s) {
-    const long t = static_cast<long>(s + 0.5);
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%02ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-    return buf;
-}
 
 // ---- Options → plan → compiled sweep ----------------------------------------------------------
 
@@ -112,17 +111,61 @@ std::optional<sweep::SweepPlan> make_plan(const SweepArgs& args) {
     return plan;
 }
 
-/// Compiles every point, printing each point's diagnostics; prints the error and returns
-/// nullopt when one fails.
+/// The overrides of point `k`: the fixed ones (--fix), then the swept values (--set).
+std::vector<SetOrigin> point_origins(const sweep::SweepPlan& plan, std::size_t k) {
+    std::vector<SetOrigin> origins = origins_of("--fix", plan.compile.overrides);
+    for (const auto& p : sweep::point_params(plan, k)) {
+        const std::string shown = shown_value(plan, p);
+        origins.push_back({"--set", p.name, p.value.text, shown == p.value.text ? "" : shown});
+    }
+    return origins;
+}
+
+/// Points whose diagnostics are printed in full; the summary line names every bad point.
+constexpr std::size_t kMaxPointsShown = 20;
+
+/// Compiles every point, even after one fails, printing each diagnostic once (an error a swept
+/// value causes names its point); when some fail, prints a summary naming every bad point and
+/// returns nullopt.
 std::optional<CompiledSweep> compile_plan(sweep::SweepPlan plan) {
+    const sweep::SweepPlan kept = plan;  // for messages; `plan` moves into the sweep
+    OriginRenderer renderer(
+        [&kept](const compiler::CompileOptions& options, frontend::Diagnostics& diags) {
+            if (kept.model_text) {
+                compiler::compile(*kept.model_text, kept.model_path, options, diags);
+            } else {
+                compiler::compile_file(kept.model_path, options, diags);
+            }
+        },
+        kept.compile);
+    std::set<std::string> printed;
+    std::size_t bad = 0;
+    auto on_diagnostics = [&](std::size_t k, const frontend::Diagnostics& diags) {
+        const bool failed = diags.has_errors();
+        if (failed && ++bad > kMaxPointsShown) return;
+        const auto blocks = renderer.blocks(diags, point_origins(kept, k),
+                                            failed ? point_label(kept, k) : "");
+        for (const auto& block : blocks) {
+            if (printed.insert(block).second) std::cerr << block;
+        }
+    };
     try {
-        return sweep::compile_sweep(std::move(plan), [](std::size_t, const auto& diags) {
-            std::cerr << diags.render();
-        });
+        return sweep::compile_sweep(std::move(plan), on_diagnostics,
+                                    sweep::CompileErrors::Collect);
     } catch (const sweep::SweepError& e) {
         if (e.kind() != sweep::SweepError::Kind::Diagnostics) {
             std::cerr << "error: " << e.what() << "\n";
+            return std::nullopt;
         }
+        std::string list;
+        for (std::size_t k : e.points()) list += (list.empty() ? "" : "; ") + point_label(kept, k);
+        std::cerr << "error: " << e.points().size() << " of " << kept.points.size()
+                  << " sweep points do not compile, so none was solved"
+                  << (e.points().size() > kMaxPointsShown
+                          ? " (the diagnostics above are those of the first " +
+                                std::to_string(kMaxPointsShown) + ")"
+                          : "")
+                  << ": " << list << "\n";
         return std::nullopt;
     }
 }
@@ -172,21 +215,43 @@ std::string jsonl_row(const CompiledSweep& sweep, const SweepRow& row) {
 
 // ---- --resume: the rows already in OUT --------------------------------------------------------
 
-/// One row of the output: its text once done, and the first measure's mean, ci_low, ci_high.
+/// One row of the output: its text once done, and the mean, ci_low and ci_high of each plotted
+/// measure (NaN for one the point lacks).
 struct Row {
     bool done = false;
     bool written = false;
     std::string text;  // the row's line, ending in '\n'
-    std::vector<double> first_measure;
+    std::vector<double> plotted;
 };
 
-/// A row read back from OUT: its key and first measure; nullopt for a torn or foreign line.
+/// A row read back from OUT: its key and plotted measures; nullopt for a torn or foreign line.
 struct ReadRow {
     std::string key;
-    std::vector<double> first_measure;
+    std::vector<double> plotted;
 };
 
-std::optional<ReadRow> read_jsonl_row(const CompiledSweep& sweep, const std::string& line) {
+/// The measures --plot draws (--plot-measure, by default the first measure): indexes into
+/// sweep.measure_names.
+using Plotted = std::vector<std::size_t>;
+
+/// The mean, ci_low and ci_high of every plotted measure of a solved row.
+std::vector<double> plotted_values(const CompiledSweep& sweep, const Plotted& plotted,
+                                   const solver::SolveResult& result) {
+    std::vector<double> out;
+    for (std::size_t m : plotted) {
+        const auto it = std::find_if(result.measures.begin(), result.measures.end(),
+                                     [&](const auto& e) { return e.name == sweep.measure_names[m]; });
+        if (it == result.measures.end()) {
+            out.insert(out.end(), 3, std::numeric_limits<double>::quiet_NaN());
+        } else {
+            out.insert(out.end(), {it->mean, it->ci_low, it->ci_high});
+        }
+    }
+    return out;
+}
+
+std::optional<ReadRow> read_jsonl_row(const CompiledSweep& sweep, const Plotted& plotted,
+                                      const std::string& line) {
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(line);
@@ -199,22 +264,35 @@ std::optional<ReadRow> read_jsonl_row(const CompiledSweep& sweep, const std::str
         if (!j["params"].contains(params[d].name)) break;
         row.key += (d ? "," : "") + number(j["params"][params[d].name].get<double>());
     }
-    const auto& m0 = j["measures"][sweep.nets.front().measures.front().name];
-    if (m0.is_object()) row.first_measure = {m0["mean"], m0["ci_low"], m0["ci_high"]};
+    for (std::size_t m : plotted) {
+        const auto& e = j["measures"][sweep.measure_names[m]];
+        if (e.is_object() && e["mean"].is_number()) {
+            row.plotted.insert(row.plotted.end(), {e["mean"], e["ci_low"], e["ci_high"]});
+        } else {
+            row.plotted.insert(row.plotted.end(), 3, std::numeric_limits<double>::quiet_NaN());
+        }
+    }
     return row;
 }
 
+/// A CSV row read back: `params` swept columns, then three per measure of the header.
 std::optional<ReadRow> read_csv_row(std::size_t params, std::size_t columns,
-                                    const std::string& line) {
+                                    const Plotted& plotted, const std::string& line) {
     const auto cells = split_csv(line);
     if (cells.size() != columns) return std::nullopt;  // a torn last line
     ReadRow row;
     for (std::size_t d = 0; d < params; ++d) row.key += (d ? "," : "") + cells[d];
     try {
-        row.first_measure = {std::stod(cells[params]), std::stod(cells[params + 1]),
-                             std::stod(cells[params + 2])};
+        std::stod(cells[params]);  // every row has the first measure
     } catch (const std::exception&) {
         return std::nullopt;
+    }
+    for (std::size_t m : plotted) {
+        for (std::size_t c = 0; c < 3; ++c) {
+            const std::string& cell = cells[params + 3 * m + c];
+            row.plotted.push_back(cell.empty() ? std::numeric_limits<double>::quiet_NaN()
+                                               : std::strtod(cell.c_str(), nullptr));
+        }
     }
     return row;
 }
@@ -237,7 +315,8 @@ bool read_preamble(std::istream& in, const std::string& preamble) {
 /// line per point wins). Returns how many, or nullopt (error printed) when the lines before the
 /// rows (`preamble`: a part's tag, the CSV header) do not match.
 std::optional<std::size_t> read_resumed_rows(const std::string& path, const CompiledSweep& sweep,
-                                             bool jsonl, const std::string& preamble,
+                                             const Plotted& plotted, bool jsonl,
+                                             const std::string& preamble,
                                              std::vector<Row>& rows) {
     const std::size_t columns = csv_header(sweep).size();
     std::map<std::string, std::size_t> index_of_key;
@@ -255,12 +334,12 @@ std::optional<std::size_t> read_resumed_rows(const std::string& path, const Comp
     std::size_t resumed = 0;
     while (std::getline(in, line)) {
         if (line.empty()) continue;
-        const auto read = jsonl ? read_jsonl_row(sweep, line)
-                                : read_csv_row(sweep.plan.params.size(), columns, line);
+        const auto read = jsonl ? read_jsonl_row(sweep, plotted, line)
+                                : read_csv_row(sweep.plan.params.size(), columns, plotted, line);
         if (!read) continue;
         const auto it = index_of_key.find(read->key);
         if (it == index_of_key.end() || rows[it->second].done) continue;
-        rows[it->second] = Row{true, false, line + "\n", read->first_measure};
+        rows[it->second] = Row{true, false, line + "\n", read->plotted};
         ++resumed;
     }
     return resumed;
@@ -381,19 +460,45 @@ std::string plot_label(std::string name, const std::string& unit) {
     return unit.empty() ? name : name + " [" + unit + "]";
 }
 
-/// Writes one data block per combination of the params after the first (points sorted by the
-/// first param, the first measure with its CI) to `data_path`; returns gnuplot's plot clauses.
-std::string write_plot_data(const std::filesystem::path& data_path,
-                            const std::vector<SweepParam>& params,
-                            const std::vector<std::vector<std::size_t>>& points,
-                            const std::string& measure_name, const std::vector<Row>& rows) {
-    std::map<std::vector<std::size_t>, std::vector<std::size_t>> groups;
-    for (std::size_t k = 0; k < points.size(); ++k) {
-        if (rows[k].first_measure.size() != 3) continue;
-        groups[std::vector<std::size_t>(points[k].begin() + 1, points[k].end())].push_back(k);
+/// One panel of a plot: a measure against the first swept param, in readable units.
+struct Panel {
+    std::string ylabel;
+    std::string plots;  // gnuplot's plot clauses
+};
+
+/// The readable unit of the largest |value| of `values` in canonical unit `unit`.
+compiler::ReadableUnit axis_unit(const std::vector<double>& values, const std::string& unit) {
+    double top = 0;
+    for (double v : values) {
+        if (std::isfinite(v)) top = std::max(top, std::abs(v));
     }
+    const std::string shown = readable(top, unit);  // "25 Gbps", "0.5", "3 tokens"
+    const auto space = shown.find(' ');
+    if (space == std::string::npos) return {1, ""};
+    const std::string name = shown.substr(space + 1);
+    const double factor = top / std::strtod(shown.c_str(), nullptr);
+    return {std::isfinite(factor) && factor > 0 ? factor : 1, name};
+}
+
+/// Writes one data block per combination of the params after the first (points sorted by the
+/// first param; the m-th plotted measure, `name` in canonical `unit`, with its CI, in readable
+/// units) to `data_path`; returns the panel that draws them.
+Panel write_plot_data(const std::filesystem::path& data_path, const CompiledSweep& sweep,
+                      std::size_t m, const std::string& name, const std::string& unit,
+                      const std::vector<Row>& rows) {
+    const auto& params = sweep.plan.params;
+    const auto& points = sweep.plan.points;
+    std::map<std::vector<std::size_t>, std::vector<std::size_t>> groups;
+    std::vector<double> xs, ys;
+    for (std::size_t k = 0; k < points.size(); ++k) {
+        if (rows[k].plotted.size() <= 3 * m || std::isnan(rows[k].plotted[3 * m])) continue;
+        groups[std::vector<std::size_t>(points[k].begin() + 1, points[k].end())].push_back(k);
+        xs.push_back(params[0].values[points[k][0]].canonical);
+        ys.push_back(rows[k].plotted[3 * m]);
+    }
+    const compiler::ReadableUnit xu = axis_unit(xs, params[0].unit), yu = axis_unit(ys, unit);
     std::ofstream data(data_path);
-    std::string plots;
+    Panel panel{plot_label(name, yu.name), ""};
     std::size_t block = 0;
     for (const auto& [rest, ks] : groups) {
         std::vector<std::size_t> sorted = ks;
@@ -402,9 +507,10 @@ std::string write_plot_data(const std::filesystem::path& data_path,
                    params[0].values[points[b][0]].canonical;
         });
         for (std::size_t k : sorted) {
-            const auto& m = rows[k].first_measure;
-            data << number(params[0].values[points[k][0]].canonical) << " " << number(m[0]) << " "
-                 << number(m[1]) << " " << number(m[2]) << "\n";
+            const double* v = rows[k].plotted.data() + 3 * m;
+            data << number(params[0].values[points[k][0]].canonical / xu.factor) << " "
+                 << number(v[0] / yu.factor) << " " << number(v[1] / yu.factor) << " "
+                 << number(v[2] / yu.factor) << "\n";
         }
         data << "\n\n";
         std::string title;
@@ -413,40 +519,57 @@ std::string write_plot_data(const std::filesystem::path& data_path,
             title += (d > 1 ? ", " : "") + params[d].name + "=" +
                      params[d].values[rest[d - 1]].text;
         }
-        if (title.empty()) title = measure_name;
+        if (title.empty()) title = name;
         for (auto& c : title) if (c == '\'' || c == '"') c = ' ';
-        plots += std::string(plots.empty() ? "" : ", ") + "'" + data_path.string() + "' index " +
-                 std::to_string(block++) + " using 1:2:3:4 with yerrorlines title \"" + title +
-                 "\"";
+        panel.plots += std::string(panel.plots.empty() ? "" : ", ") + "'" + data_path.string() +
+                       "' index " + std::to_string(block++) +
+                       " using 1:2:3:4 with yerrorlines title \"" + title + "\"";
     }
-    return plots;
+    return panel;
 }
 
-/// Writes the gnuplot script drawing `plots` to `out_path`: `.png` → pngcairo, else svg; the x
-/// axis logarithmic when the first param's values span a factor ≥ 32.
+/// Writes the gnuplot script drawing `panels` (one above the other) to `out_path`: `.png` →
+/// pngcairo, else svg; the x axis logarithmic when the first param's values span a factor ≥ 32.
 void write_plot_script(const std::filesystem::path& script_path, const std::string& out_path,
-                       const SweepParam& x, const net::Measure& measure,
-                       const std::string& plots) {
+                       const SweepParam& x, const std::string& xunit,
+                       const std::vector<Panel>& panels) {
     const bool png = out_path.size() >= 4 && out_path.substr(out_path.size() - 4) == ".png";
     double lo = 0, hi = 0;
     for (const auto& v : x.values) {
         lo = lo == 0 ? v.canonical : std::min(lo, v.canonical);
         hi = std::max(hi, v.canonical);
     }
+    const std::string size =
+        "900," + std::to_string(panels.size() == 1 ? 560 : 380 * panels.size());
     std::ofstream script(script_path);
-    script << "set terminal " << (png ? "pngcairo size 900,560" : "svg size 900,560 dynamic")
+    script << "set terminal " << (png ? "pngcairo size " + size : "svg size " + size + " dynamic")
            << " font 'Helvetica,12'\n"
            << "set termoption noenhanced\n"  // names like steps_per_s and w[0] print as written
            << "set output '" << out_path << "'\n"
-           << "set xlabel \"" << plot_label(x.name, x.unit) << "\"\n"
-           << "set ylabel \"" << plot_label(measure.name, measure.unit) << "\"\n"
+           << "set xlabel \"" << plot_label(x.name, xunit) << "\"\n"
            << "set grid\nset key outside right top\nset bars small\n"
-           << (lo > 0 && hi / lo >= 32 ? "set logscale x 2\n" : "") << "plot " << plots << "\n";
+           << (lo > 0 && hi / lo >= 32 ? "set logscale x 2\n" : "");
+    if (panels.size() > 1) script << "set multiplot layout " << panels.size() << ",1\n";
+    for (const auto& panel : panels) {
+        script << "set ylabel \"" << panel.ylabel << "\"\n"
+               << "plot " << (panel.plots.empty() ? "NaN notitle" : panel.plots) << "\n";
+    }
+    if (panels.size() > 1) script << "unset multiplot\n";
 }
 
-/// Plots the first measure against the first swept param with gnuplot, one line per combination
-/// of the other params, CI error bars.
-Status plot_sweep(const std::string& path, const CompiledSweep& sweep,
+/// The canonical unit of measure `name` (from the first point's net that has it).
+std::string measure_unit(const CompiledSweep& sweep, const std::string& name) {
+    for (const auto& net : sweep.nets) {
+        for (const auto& m : net.measures) {
+            if (m.name == name) return m.unit;
+        }
+    }
+    return "";
+}
+
+/// Plots each plotted measure against the first swept param with gnuplot (one panel per
+/// measure), one line per combination of the other params, CI error bars.
+Status plot_sweep(const std::string& path, const CompiledSweep& sweep, const Plotted& plotted,
                   const std::vector<Row>& rows) {
     if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
         std::cerr << "error: --plot needs gnuplot; install it "
@@ -456,10 +579,16 @@ Status plot_sweep(const std::string& path, const CompiledSweep& sweep,
     const auto dir = std::filesystem::temp_directory_path() /
                      ("sgdnet-plot-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
-    const auto& measure = sweep.nets.front().measures.front();
-    const std::string plots = write_plot_data(dir / "data.txt", sweep.plan.params,
-                                              sweep.plan.points, measure.name, rows);
-    write_plot_script(dir / "plot.gp", path, sweep.plan.params[0], measure, plots);
+    std::vector<Panel> panels;
+    for (std::size_t j = 0; j < plotted.size(); ++j) {
+        const std::string& name = sweep.measure_names[plotted[j]];
+        panels.push_back(write_plot_data(dir / ("data" + std::to_string(j) + ".txt"), sweep, j,
+                                         name, measure_unit(sweep, name), rows));
+    }
+    std::vector<double> xs;
+    for (const auto& v : sweep.plan.params[0].values) xs.push_back(v.canonical);
+    write_plot_script(dir / "plot.gp", path, sweep.plan.params[0],
+                      axis_unit(xs, sweep.plan.params[0].unit).name, panels);
     const std::string cmd = "gnuplot '" + (dir / "plot.gp").string() + "'";
     const int rc = std::system(cmd.c_str());
     std::filesystem::remove_all(dir);
@@ -468,6 +597,31 @@ Status plot_sweep(const std::string& path, const CompiledSweep& sweep,
         return Status::InputError;
     }
     return Status::Ok;
+}
+
+/// The measures to plot: each --plot-measure NAME (every one a measure of the sweep), or the
+/// first measure. Prints the error, listing the measures, and returns nullopt on an unknown name.
+std::optional<Plotted> plotted_measures(const SweepArgs& args, const CompiledSweep& sweep) {
+    if (args.plot_measures.empty()) return Plotted{0};
+    if (args.plot.empty()) {
+        std::cerr << "error: --plot-measure chooses what --plot draws; add --plot OUT.svg\n";
+        return std::nullopt;
+    }
+    Plotted out;
+    for (const auto& name : args.plot_measures) {
+        const auto it = std::find(sweep.measure_names.begin(), sweep.measure_names.end(), name);
+        if (it == sweep.measure_names.end()) {
+            std::string list;
+            for (const auto& m : sweep.measure_names) list += (list.empty() ? "" : ", ") + m;
+            std::cerr << "error: --plot-measure " << name << ": the model has no measure '"
+                      << name << "'"
+                      << compiler::did_you_mean(name, sweep.measure_names)
+                      << " (its measures: " << list << ")\n";
+            return std::nullopt;
+        }
+        out.push_back(static_cast<std::size_t>(it - sweep.measure_names.begin()));
+    }
+    return out;
 }
 
 // ---- The command ------------------------------------------------------------------------------
@@ -486,6 +640,7 @@ struct RunRows {
     std::size_t total = 0;
     std::size_t resumed = 0;
     std::string preamble;
+    Plotted plotted;  // the measures --plot draws
 };
 
 /// Solves the points a SweepOptions does not skip, handing rows to the callback in point order:
@@ -508,12 +663,11 @@ SolveOutcome solve_points(const SweepArgs& args, const CompiledSweep& compiled, 
     options.on_progress = [&](const sweep::SweepProgress& p) {
         if (p.point_failed) return;
         std::lock_guard io(io_mu);
-        progress.point_done(run.resumed + p.solved,
-                            point_key(sweep::point_params(compiled.plan, p.point)));
+        progress.point_done(run.resumed + p.solved, point_label(compiled.plan, p.point));
     };
     auto on_row = [&](SweepRow&& row) {
         std::lock_guard io(io_mu);
-        const std::string key = point_key(row.params);
+        const std::string key = point_label(compiled.plan, row.index);
         if (row.error) {
             // The row stays missing: later rows are not written in order past it.
             std::cerr << "error: point " << key << ": " << row.error->what() << "\n";
@@ -523,10 +677,9 @@ SolveOutcome solve_points(const SweepArgs& args, const CompiledSweep& compiled, 
         for (const auto& w : row.result->warnings) {
             std::cerr << "warning: point " << key << ": " << w << "\n";
         }
-        const auto& m0 = row.result->measures.front();
         rows[row.index] = Row{true, false,
                               jsonl ? jsonl_row(compiled, row) : csv_row(compiled, row),
-                              {m0.mean, m0.ci_low, m0.ci_high}};
+                              plotted_values(compiled, run.plotted, *row.result)};
         ++outcome.finished;
         writer.write_prefix();
     };
@@ -566,6 +719,9 @@ sweep::PartTag part_tag(const SweepArgs& args, const sweep::Shard& shard, std::s
 std::optional<RunRows> initial_rows(const SweepArgs& args, const CompiledSweep& compiled) {
     const bool jsonl = args.run.format == "jsonl";
     RunRows run;
+    auto plotted = plotted_measures(args, compiled);
+    if (!plotted) return std::nullopt;
+    run.plotted = std::move(*plotted);
     run.rows.resize(compiled.plan.points.size());
     run.total = run.rows.size();
     if (!args.shard.empty()) {
@@ -584,7 +740,8 @@ std::optional<RunRows> initial_rows(const SweepArgs& args, const CompiledSweep& 
     }
     if (!jsonl) run.preamble += csv_line(csv_header(compiled));
     if (args.resume && std::filesystem::exists(args.output)) {
-        const auto kept = read_resumed_rows(args.output, compiled, jsonl, run.preamble, run.rows);
+        const auto kept =
+            read_resumed_rows(args.output, compiled, run.plotted, jsonl, run.preamble, run.rows);
         if (!kept) return std::nullopt;
         run.resumed = *kept;
     }
@@ -626,7 +783,7 @@ Status write_sweep(const SweepArgs& args, const CompiledSweep& compiled, const D
         return Status::InputError;
     }
     if (!args.plot.empty()) {
-        const Status s = plot_sweep(args.plot, compiled, run->rows);
+        const Status s = plot_sweep(args.plot, compiled, run->plotted, run->rows);
         if (s != Status::Ok) return s;
     }
     if (outcome.first_error) throw *outcome.first_error;
@@ -662,7 +819,7 @@ Driver mpi_driver(mpi::MpiJob& job, Context& ctx) {
         std::lock_guard io(io_mu);
         for (const auto& dropped : outcome.dropped) {
             std::cerr << "interrupted: point "
-                      << point_key(sweep::point_params(compiled.plan, dropped.point))
+                      << point_label(compiled.plan, dropped.point)
                       << " was in progress on rank " << dropped.rank << "; dropped\n";
         }
         ctx.end_at_once = !outcome.dropped.empty();

@@ -67,6 +67,7 @@ struct SweepArgs {
     bool zip = false;
     std::string output;               // "" = stdout
     std::string plot;                 // OUT.svg | OUT.png
+    std::vector<std::string> plot_measures;  // measures --plot draws; empty = the first
     bool resume = false;
     bool quiet = false;
     std::string shard;                // "" | I/K: solve every K-th point, write a part
@@ -109,10 +110,22 @@ std::optional<compiler::CompileOptions> make_compile_options(
     const std::vector<std::string>& sets, const std::string& granularity);
 /// SolveOptions from the run options.
 std::optional<solver::SolveOptions> make_solve_options(const RunArgs& args);
-/// Compiles `file`, printing its diagnostics (errors and warnings) to stderr as rendered.
+/// Compiles `file`, printing its diagnostics (errors and warnings) to stderr as rendered, an error
+/// that a --set value causes as `error: --set NAME=VALUE: …` (cli/set_origin.hpp).
 std::optional<net::PetriNet> compile_and_report(const std::string& file,
                                                 const compiler::CompileOptions& options);
-/// A point's key: its swept canonical values, `2,1250000000` (progress lines, --resume, merge).
+/// Seconds as `HH:MM:SS` (progress lines).
+std::string hms(double s);
+/// The progress line of `run` on a terminal: after the simulator's last report `p`,
+/// `simulating: half-width 3.2% (target 1%), 1.5 M events/s, 00:00:04 elapsed`; before the
+/// first (or for the exact solver), `solving: 00:00:02 elapsed`.
+std::string progress_line(const solver::SimProgress* p, double elapsed_s);
+/// A swept value for people: as written in a list (`10Gbps`), readable when made from a range
+/// (`10 Gbps`, not `1250000000 B/s`), as is for a number (`3`).
+std::string shown_value(const sweep::SweepPlan& plan, const sweep::PointParam& p);
+/// Point `k` of `plan` for people: `N=2, bw=10 Gbps` (progress lines, messages).
+std::string point_label(const sweep::SweepPlan& plan, std::size_t k);
+/// A point's key: its swept canonical values, `2,1250000000` (--resume, merge).
 std::string point_key(const std::vector<sweep::PointParam>& params);
 /// Writes `text` to `path` (stdout when `path` is "" or "-"); an unwritable file is an input
 /// error, reported on stderr.

@@ -1,12 +1,14 @@
 // Helpers of the subcommands: --set pairs, durations, compile and solve options, compiling with
-// diagnostics printed to stderr.
+// diagnostics printed to stderr (errors a --set value causes named by it).
 #include <cctype>
 #include <charconv>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
+#include "cli/set_origin.hpp"
 #include "compiler/units.hpp"
 
 namespace sgdnet::cli {
@@ -89,9 +91,17 @@ std::optional<net::PetriNet> compile_and_report(const std::string& file,
                                                 const compiler::CompileOptions& options) {
     frontend::Diagnostics diags;
     auto net = compiler::compile_file(file, options, diags);
-    std::cerr << diags.render();
-    if (diags.has_errors()) return std::nullopt;
-    return net;
+    if (!diags.has_errors()) {
+        std::cerr << diags.render();
+        return net;
+    }
+    OriginRenderer origins(
+        [&](const compiler::CompileOptions& o, frontend::Diagnostics& d) {
+            compiler::compile_file(file, o, d);
+        },
+        options);
+    std::cerr << origins.render(diags, origins_of("--set", options.overrides));
+    return std::nullopt;
 }
 
 Status write_output(const std::string& path, const std::string& text) {
@@ -107,6 +117,31 @@ Status write_output(const std::string& path, const std::string& text) {
         return Status::InputError;
     }
     return Status::Ok;
+}
+
+std::string hms(double s) {
+    const long t = static_cast<long>(s + 0.5);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%02ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+    return buf;
+}
+
+std::string point_label(const sweep::SweepPlan& plan, std::size_t k) {
+    std::string out;
+    for (const auto& p : sweep::point_params(plan, k)) {
+        out += (out.empty() ? "" : ", ") + p.name + "=" + shown_value(plan, p);
+    }
+    return out;
+}
+
+std::string shown_value(const sweep::SweepPlan& plan, const sweep::PointParam& p) {
+    if (p.value.as_written) return p.value.text;
+    for (const auto& swept : plan.params) {
+        if (swept.name == p.name && !swept.unit.empty()) {
+            return readable(p.value.canonical, swept.unit);
+        }
+    }
+    return p.value.text;
 }
 
 std::string point_key(const std::vector<sweep::PointParam>& params) {

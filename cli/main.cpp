@@ -159,7 +159,12 @@ int main(int argc, char** argv) {
     sweep->add_flag("--zip", sweep_args.zip, "Pair the ranges element by element (not a grid)");
     sweep->add_option("-o,--output", sweep_args.output, "Write rows to this file (default stdout)");
     sweep->add_option("--plot", sweep_args.plot,
-                      "Plot the first measure against the first swept param (gnuplot; .svg/.png)");
+                      "Plot the first measure (or those of --plot-measure) against the first "
+                      "swept param (gnuplot; .svg/.png)");
+    sweep->add_option("--plot-measure", sweep_args.plot_measures,
+                      "A measure --plot draws, in a panel of its own (repeatable; default: the "
+                      "first measure)")
+        ->allow_extra_args(false);
     sweep->add_flag("--resume", sweep_args.resume, "Skip points whose row is already in -o FILE");
     sweep->add_flag("-q,--quiet", sweep_args.quiet, "No progress on stderr");
     sweep->add_option("--format", sweep_args.run.format, "Output: csv or jsonl")

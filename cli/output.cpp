@@ -1,4 +1,5 @@
-// Writers of solver results: human table, JSON (docs/language.md §7) and CSV, plus number formats.
+// Writers of solver results: human table, JSON (docs/language.md §7) and CSV, plus number formats
+// (canonical for files, readable units for people).
 #include "cli/output.hpp"
 
 #include <algorithm>
@@ -13,35 +14,22 @@
 namespace sgdnet::cli {
 namespace {
 
-struct Scale {
-    double factor = 1;  // displayed = canonical / factor
-    std::string unit;
-};
+/// The dimension of a canonical unit as measures and params name it ("s", "B", "B/s", "1/s"); a
+/// number (dimensionless) for any other unit ("tokens", "").
+compiler::Dim dim_of_unit(const std::string& unit) {
+    if (unit == "s") return compiler::Dim::seconds();
+    if (unit == "B") return compiler::Dim::bytes();
+    if (unit == "B/s") return compiler::Dim::rate();
+    if (unit == "1/s") return compiler::Dim::frequency();
+    return compiler::Dim::none();
+}
 
-/// A readable unit for a canonical value: s → ns/us/ms/s/min/h, B → KB…, B/s → KB/s…, 1/s → /s.
-Scale human_scale(double v, const std::string& unit) {
-    const double a = std::abs(v);
-    if (unit == "s") {
-        if (a == 0 || !std::isfinite(a)) return {1, "s"};
-        if (a < 1e-6) return {1e-9, "ns"};
-        if (a < 1e-3) return {1e-6, "us"};
-        if (a < 1) return {1e-3, "ms"};
-        if (a < 600) return {1, "s"};
-        if (a < 36000) return {60, "min"};
-        return {3600, "h"};
-    }
-    if (unit == "B" || unit == "B/s") {
-        static const char* const kPrefix[] = {"", "K", "M", "G", "T", "P"};
-        int k = 0;
-        double f = 1;
-        while (k < 5 && a >= f * 1000) {
-            f *= 1000;
-            ++k;
-        }
-        return {f, std::string(kPrefix[k]) + unit};
-    }
-    if (unit == "1/s") return {1, "/s"};
-    return {1, unit};
+/// A readable unit for a canonical value: s → ns/us/ms/s, B → KB…, B/s → bps…Tbps, 1/s → /s;
+/// another unit ("tokens") is kept.
+compiler::ReadableUnit human_scale(double v, const std::string& unit) {
+    const compiler::Dim dim = dim_of_unit(unit);
+    if (dim == compiler::Dim::none()) return {1, unit};
+    return compiler::readable_unit(v, dim);
 }
 
 std::string sig(double v, int digits = 6) {
@@ -57,6 +45,12 @@ std::string pad(std::string s, std::size_t width) {
 }
 
 }  // namespace
+
+std::string readable(double v, const std::string& unit) {
+    const compiler::Dim dim = dim_of_unit(unit);
+    if (dim == compiler::Dim::none() && !unit.empty()) return sig(v) + " " + unit;
+    return compiler::format_readable(v, dim);
+}
 
 std::string number(double v) {
     if (std::isnan(v)) return "nan";
@@ -87,7 +81,10 @@ std::string format_table(const net::PetriNet& net, const solver::SolveResult& r,
     out += ", " + sig(r.stats.wall_s, 3) + " s wall\n";
     if (!net.params.empty()) {
         out += "params:";
-        for (const auto& p : net.params) out += " " + p.name + "=" + number(p.value);
+        for (std::size_t k = 0; k < net.params.size(); ++k) {
+            const auto& p = net.params[k];
+            out += (k ? ", " : " ") + p.name + "=" + readable(p.value, p.unit);
+        }
         out += "\n";
     }
 
@@ -95,10 +92,10 @@ std::string format_table(const net::PetriNet& net, const solver::SolveResult& r,
     std::vector<std::vector<std::string>> rows;
     rows.push_back({"measure", "mean", ci + " low", ci + " high", "+/-", "unit"});
     for (const auto& m : r.measures) {
-        const Scale s = human_scale(m.mean, m.unit);
+        const compiler::ReadableUnit s = human_scale(m.mean, m.unit);
         const std::string rel = exact ? "exact" : sig(relative_half_width(m) * 100, 2) + "%";
         rows.push_back({m.name, sig(m.mean / s.factor), sig(m.ci_low / s.factor),
-                        sig(m.ci_high / s.factor), rel, s.unit});
+                        sig(m.ci_high / s.factor), rel, s.name});
     }
     std::vector<std::size_t> width(rows.front().size(), 0);
     for (const auto& row : rows) {

@@ -1,4 +1,5 @@
-// Writers of solver results: human table, JSON (docs/language.md §7) and CSV, plus number formats.
+// Writers of solver results: human table, JSON (docs/language.md §7) and CSV, plus number formats
+// (canonical for files, readable units for people).
 #pragma once
 
 #include <string>
@@ -13,8 +14,14 @@ namespace sgdnet::cli {
 /// Shortest text that reads back as the same double (`0.1`, `1.25e+09`); `nan`/`inf` as such.
 std::string number(double v);
 
+/// A canonical value for people, in a readable unit with at most 6 significant digits: `unit` is
+/// the canonical unit ("s", "B", "B/s", "1/s", "" for a number) → `20 us`, `3.2 MB`, `25 Gbps`,
+/// `9.5 /s`, `0.5`; another unit is kept (`3.5 tokens`).
+std::string readable(double v, const std::string& unit);
+
 /// Human table: one line per measure with mean, CI bounds, relative half-width and a readable
-/// unit (`123.4 ms` rather than `0.1234 s`), under a line of solver statistics.
+/// unit (`123.4 ms` rather than `0.1234 s`, `25 Gbps` rather than `3.125e+09 B/s`), under a line
+/// of solver statistics and the params (`params: N=8, bw=10 Gbps`).
 std::string format_table(const net::PetriNet& net, const solver::SolveResult& result,
                          const solver::SolveOptions& options);
 

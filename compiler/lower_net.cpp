@@ -339,7 +339,7 @@ private:
                     continue;
                 }
                 if (auto* q = std::get_if<Quantity>(&*v); q && !p->is_let)
-                    out_.params.push_back({qualified, q->value});
+                    out_.params.push_back({qualified, q->value, canonical_unit(q->dim)});
                 scope.define(p->name, std::move(*v), p->name_range);
             } else if (auto* pl = std::get_if<PlaceDecl>(&item)) {
                 if (!unique(pl->name, pl->name_range)) continue;

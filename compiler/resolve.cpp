@@ -104,7 +104,8 @@ public:
             if (d.kind != Def::Kind::Param) continue;
             const auto* v = out.scope.find(d.name);
             if (v && *v)
-                if (auto* q = std::get_if<Quantity>(&**v)) out.params.push_back({d.name, q->value});
+                if (auto* q = std::get_if<Quantity>(&**v))
+                    out.params.push_back({d.name, q->value, canonical_unit(q->dim)});
         }
         return out;
     }

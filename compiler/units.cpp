@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 
 namespace sgdnet::compiler {
 
@@ -69,6 +70,13 @@ std::string exponent_form(Dim d, const char* t, const char* s) {
     add(den, s, std::max(-d.size, 0));
     if (num.empty()) num = "1";
     return den.empty() ? num : num + "/" + den;
+}
+
+/// `v` rounded to `digits` significant digits.
+double round_to(double v, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    return std::strtod(buf, nullptr);
 }
 
 }  // namespace
@@ -143,10 +151,48 @@ std::string format_number(double v) {
     return buf;
 }
 
-std::string format_quantity(const Quantity& q) {
-    std::string unit = canonical_unit(q.dim);
-    return unit.empty() ? format_number(q.value) : format_number(q.value) + " " + unit;
+ReadableUnit readable_unit(double v, Dim d) {
+    struct Prefixed {
+        double factor;
+        const char* name;
+    };
+    static constexpr Prefixed kTimes[] = {{1e-9, "ns"}, {1e-6, "us"}, {1e-3, "ms"}, {1, "s"}};
+    static constexpr Prefixed kSizes[] = {{1, "B"}, {1e3, "KB"}, {1e6, "MB"}, {1e9, "GB"},
+                                          {1e12, "TB"}};
+    static constexpr Prefixed kRates[] = {{1.0 / 8, "bps"}, {1e3 / 8, "Kbps"}, {1e6 / 8, "Mbps"},
+                                          {1e9 / 8, "Gbps"}, {1e12 / 8, "Tbps"}};
+    auto pick = [&](const auto& table, std::size_t base) {
+        const double a = std::abs(v);
+        std::size_t k = base;
+        if (a > 0 && std::isfinite(a)) {
+            k = 0;
+            // The largest prefix whose shown number, rounded to 6 digits, is at least 1.
+            while (k + 1 < std::size(table) && round_to(a / table[k + 1].factor, 6) >= 1) ++k;
+        }
+        return ReadableUnit{table[k].factor, table[k].name};
+    };
+    if (d == kTime) return pick(kTimes, 3);
+    if (d == kSize) return pick(kSizes, 0);
+    if (d == kRate) return pick(kRates, 0);
+    if (d == kFreq) return {1, "/s"};
+    return {1, canonical_unit(d)};
 }
+
+std::string format_readable(double v, Dim d) {
+    const ReadableUnit u = readable_unit(v, d);
+    std::string num;
+    if (!std::isfinite(v)) {
+        num = format_number(v);
+    } else {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.6g", v / u.factor);
+        num = buf;
+        if (num == "-0") num = "0";
+    }
+    return u.name.empty() ? num : num + " " + u.name;
+}
+
+std::string format_quantity(const Quantity& q) { return format_readable(q.value, q.dim); }
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
     std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);

@@ -70,7 +70,20 @@ struct Quantity {
 /// the unit is unknown. Example: quantity_of(10, "Gbps") = {1.25e9, rate}.
 std::optional<Quantity> quantity_of(double value, std::string_view unit);
 
-/// Formats a canonical value with its canonical unit for messages, e.g. "0.004 s", "5", "1.25e+09 B/s".
+/// A unit to show a canonical value of one dimension to people: shown = canonical / factor.
+struct ReadableUnit {
+    double factor = 1;
+    std::string name;  // "" for a dimensionless number
+};
+/// The readable unit of `v` (canonical) of dimension `d`, every one a unit the language reads:
+/// times in ns, us, ms or s; sizes in B, KB, MB, GB, TB (powers of 1000); rates in bits per
+/// second, bps, Kbps, Mbps, Gbps, Tbps; frequencies in /s; other dimensions in their canonical
+/// unit. The prefix is the largest that keeps the shown number at least 1 (0 takes the base).
+ReadableUnit readable_unit(double v, Dim d);
+/// `v` (canonical) of dimension `d` for people, at most 6 significant digits and a readable unit:
+/// "25 Gbps", "3.2 MB", "20 us", "0.5", "9.52381 /s". Not for reading back exactly.
+std::string format_readable(double v, Dim d);
+/// Formats a quantity for messages, readably (format_readable): "4 ms", "5", "-25 Gbps".
 std::string format_quantity(const Quantity& q);
 /// Formats a double the shortest way that round-trips (%.17g trimmed), e.g. 0.1 → "0.1".
 std::string format_number(double v);

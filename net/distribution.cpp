@@ -1,10 +1,15 @@
-// Moments, exponential detection and canonical text of delay distributions (docs/language.md §4).
+// Moments, exponential detection and canonical and readable text of delay distributions
+// (docs/language.md §4).
 #include "net/distribution.hpp"
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iterator>
 #include <numbers>
 #include <string>
+#include <utility>
 
 #include "net/overloaded.hpp"
 
@@ -138,37 +143,45 @@ bool is_compound(const Distribution& d) {
            std::holds_alternative<Sum>(d.v);
 }
 
-std::string operand(const Distribution& d) {
-    return is_compound(d) ? "(" + to_string(d) + ")" : to_string(d);
+/// How the numbers of a distribution's text are written: times (s), rates (1/s), plain numbers.
+struct NumberStyle {
+    std::string (*time)(double);
+    std::string (*rate)(double);
+    std::string (*plain)(double);
+};
+
+std::string text(const Distribution& d, const NumberStyle& f);
+
+std::string operand(const Distribution& d, const NumberStyle& f) {
+    return is_compound(d) ? "(" + text(d, f) + ")" : text(d, f);
 }
 
-}  // namespace
-
-std::string to_string(const Distribution& d) {
-    const auto n = format_number;
+std::string text(const Distribution& d, const NumberStyle& f) {
+    const auto t = f.time;
+    const auto n = f.plain;
     return std::visit(
         Overloaded{
-            [&](const Det& x) { return "det(" + n(x.value_s) + ")"; },
-            [&](const Exp& x) { return "exp(rate=" + n(x.rate_per_s) + ")"; },
-            [&](const Uniform& x) { return "uniform(" + n(x.low_s) + ", " + n(x.high_s) + ")"; },
+            [&](const Det& x) { return "det(" + t(x.value_s) + ")"; },
+            [&](const Exp& x) { return "exp(rate=" + f.rate(x.rate_per_s) + ")"; },
+            [&](const Uniform& x) { return "uniform(" + t(x.low_s) + ", " + t(x.high_s) + ")"; },
             [&](const Normal& x) {
-                return "normal(mean=" + n(x.mean_s) + ", sd=" + n(x.sd_s) + ")";
+                return "normal(mean=" + t(x.mean_s) + ", sd=" + t(x.sd_s) + ")";
             },
             [&](const Lognormal& x) {
-                return "lognormal(mean=" + n(x.mean_s) + ", cv=" + n(x.cv) + ")";
+                return "lognormal(mean=" + t(x.mean_s) + ", cv=" + n(x.cv) + ")";
             },
-            [&](const Gamma& x) { return "gamma(mean=" + n(x.mean_s) + ", cv=" + n(x.cv) + ")"; },
+            [&](const Gamma& x) { return "gamma(mean=" + t(x.mean_s) + ", cv=" + n(x.cv) + ")"; },
             [&](const Erlang& x) {
-                return "erlang(k=" + std::to_string(x.k) + ", mean=" + n(x.mean_s) + ")";
+                return "erlang(k=" + std::to_string(x.k) + ", mean=" + t(x.mean_s) + ")";
             },
             [&](const Weibull& x) {
-                return "weibull(shape=" + n(x.shape) + ", scale=" + n(x.scale_s) + ")";
+                return "weibull(shape=" + n(x.shape) + ", scale=" + t(x.scale_s) + ")";
             },
             [&](const Empirical& x) {
                 std::string s = "empirical([";
                 for (std::size_t j = 0; j < x.values_s.size(); ++j) {
                     if (j) s += ", ";
-                    s += n(x.values_s[j]);
+                    s += t(x.values_s[j]);
                 }
                 return s + "])";
             },
@@ -176,22 +189,55 @@ std::string to_string(const Distribution& d) {
                 std::string s = "mixture(";
                 for (std::size_t j = 0; j < x.parts.size(); ++j) {
                     if (j) s += ", ";
-                    s += n(x.probs[j]) + ": " + to_string(x.parts[j]);
+                    s += n(x.probs[j]) + ": " + text(x.parts[j], f);
                 }
                 return s + ")";
             },
-            [&](const Scaled& x) { return operand(x.base.front()) + " * " + n(x.factor); },
-            [&](const Shifted& x) { return operand(x.base.front()) + " + " + n(x.offset_s); },
+            [&](const Scaled& x) { return operand(x.base.front(), f) + " * " + n(x.factor); },
+            [&](const Shifted& x) { return operand(x.base.front(), f) + " + " + t(x.offset_s); },
             [&](const Sum& x) {
                 std::string s;
                 for (std::size_t j = 0; j < x.parts.size(); ++j) {
                     if (j) s += " + ";
-                    s += operand(x.parts[j]);
+                    s += operand(x.parts[j], f);
                 }
                 return s;
             },
         },
         d.v);
+}
+
+std::string six_digits(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
+/// Seconds in ns, us, ms or s: the largest unit that keeps the number, to 6 digits, at least 1.
+std::string readable_time(double s) {
+    static constexpr std::pair<double, const char*> kUnits[] = {
+        {1e-9, "ns"}, {1e-6, "us"}, {1e-3, "ms"}, {1, "s"}};
+    std::size_t k = 3;
+    if (s != 0 && std::isfinite(s)) {
+        k = 0;
+        while (k + 1 < std::size(kUnits) &&
+               std::abs(std::strtod(six_digits(s / kUnits[k + 1].first).c_str(), nullptr)) >= 1) {
+            ++k;
+        }
+    }
+    return six_digits(s / kUnits[k].first) + " " + kUnits[k].second;
+}
+
+std::string readable_rate(double r) { return six_digits(r) + " /s"; }
+
+}  // namespace
+
+std::string to_string(const Distribution& d) {
+    return text(d, {format_number, format_number, format_number});
+}
+
+std::string to_readable_string(const Distribution& d) {
+    return text(d, {readable_time, readable_rate, six_digits});
 }
 
 }  // namespace sgdnet::net

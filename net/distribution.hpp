@@ -109,6 +109,9 @@ double exponential_rate(const Distribution& d);
 /// Canonical text, e.g. `exp(rate=1.25)`, `det(0.004)`, `lognormal(mean=0.12, cv=0.05)`,
 /// numbers printed with %.17g trimmed to the shortest exact form; used by the `net` printer.
 std::string to_string(const Distribution& d);
+/// Text for messages: at most 6 significant digits, times with a unit (ns, us, ms, s) and rates
+/// in /s, e.g. `det(20 us)`, `exp(rate=1.25 /s)`, `lognormal(mean=120 ms, cv=0.05)`.
+std::string to_readable_string(const Distribution& d);
 /// Shortest text that reads back to exactly `v` (std::to_chars), e.g. `0.004`, `1e-06`, `25`.
 std::string format_number(double v);
 

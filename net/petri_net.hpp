@@ -101,6 +101,7 @@ const char* to_string(Measure::Kind kind);
 struct NetParam {
     std::string name;
     double value = 0;
+    std::string unit;  // canonical unit of the value: "s", "B", "B/s", "1/s", "" (a number)
     bool operator==(const NetParam&) const = default;
 };
 

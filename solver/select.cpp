@@ -13,7 +13,7 @@ std::string exact_inapplicable(const net::PetriNet& net) {
     for (const net::Transition& t : net.transitions) {
         if (t.kind != net::TransitionKind::Timed || net::is_exponential(t.delay)) continue;
         return "transition '" + t.name + "' has the non-exponential delay " +
-               net::to_string(t.delay);
+               net::to_readable_string(t.delay);
     }
     return {};
 }

@@ -103,19 +103,22 @@ std::vector<PointParam> point_params(const SweepPlan& plan, std::size_t k) {
     return out;
 }
 
-CompiledSweep compile_sweep(SweepPlan plan, const DiagnosticsCallback& on_diagnostics) {
+CompiledSweep compile_sweep(SweepPlan plan, const DiagnosticsCallback& on_diagnostics,
+                           CompileErrors on_error) {
     CompiledSweep out;
     out.nets.reserve(plan.points.size());
     std::vector<std::vector<std::string>> measures_per_point;
+    std::vector<std::size_t> bad;  // points that do not compile
     for (std::size_t k = 0; k < plan.points.size(); ++k) {
         frontend::Diagnostics diags;
         auto net = compile_point(plan, k, diags);
         if (on_diagnostics) on_diagnostics(k, diags);
         if (!net || diags.has_errors()) {
-            throw SweepError(SweepError::Kind::Diagnostics, k,
-                             plan.model_path + ": point " + std::to_string(k) +
-                                 " does not compile");
+            bad.push_back(k);
+            if (on_error == CompileErrors::Stop) break;
+            continue;
         }
+        if (!bad.empty()) continue;  // the sweep fails anyway: only the bad points matter now
         if (net->measures.empty()) {
             throw SweepError(SweepError::Kind::NoMeasure, k,
                              plan.model_path + ": the model defines no measure");
@@ -123,6 +126,16 @@ CompiledSweep compile_sweep(SweepPlan plan, const DiagnosticsCallback& on_diagno
         auto& names = measures_per_point.emplace_back();
         for (const auto& m : net->measures) names.push_back(m.name);
         out.nets.push_back(std::move(*net));
+    }
+    if (bad.size() == 1) {
+        throw SweepError(SweepError::Kind::Diagnostics, bad,
+                         plan.model_path + ": point " + std::to_string(bad.front()) +
+                             " does not compile");
+    }
+    if (!bad.empty()) {
+        throw SweepError(SweepError::Kind::Diagnostics, bad,
+                         plan.model_path + ": " + std::to_string(bad.size()) + " of " +
+                             std::to_string(plan.points.size()) + " points do not compile");
     }
     std::string error;
     auto names = sweep_measure_names(measures_per_point, error);

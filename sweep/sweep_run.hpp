@@ -15,6 +15,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compiler/compile.hpp"
@@ -70,14 +71,29 @@ public:
         MeasureMismatch,
     };
     SweepError(Kind kind, std::size_t point, const std::string& message)
-        : std::runtime_error(message), kind_(kind), point_(point) {}
+        : SweepError(kind, std::vector<std::size_t>{point}, message) {}
+    /// `points`: every point at fault, in increasing order (not empty).
+    SweepError(Kind kind, std::vector<std::size_t> points, const std::string& message)
+        : std::runtime_error(message), kind_(kind), points_(std::move(points)) {}
     Kind kind() const { return kind_; }
-    /// The point at fault; for MeasureMismatch, 0 (the disagreement is between points).
-    std::size_t point() const { return point_; }
+    /// The (first) point at fault; for MeasureMismatch, 0 (the disagreement is between points).
+    std::size_t point() const { return points_.front(); }
+    /// Every point at fault, in increasing order: with CompileErrors::Collect, every point that
+    /// does not compile; otherwise just point().
+    const std::vector<std::size_t>& points() const { return points_; }
 
 private:
     Kind kind_;
-    std::size_t point_;
+    std::vector<std::size_t> points_;
+};
+
+/// What compile_sweep does at a point that does not compile.
+enum class CompileErrors {
+    /// Stop there: the points after it are not compiled.
+    Stop,
+    /// Compile every point anyway, so that every bad point is known (and its diagnostics
+    /// handed over) before the sweep fails; SweepError::points() lists them.
+    Collect,
 };
 
 /// Called once per compiled point, in point order, with that point's diagnostics (possibly
@@ -85,12 +101,14 @@ private:
 using DiagnosticsCallback =
     std::function<void(std::size_t point, const frontend::Diagnostics& diagnostics)>;
 
-/// Compiles the model at every point, in order, stopping at the first point that fails, so
-/// that input errors surface before any solving.
+/// Compiles the model at every point, in order, so that input errors surface before any
+/// solving: stopping at the first point that fails, or (CompileErrors::Collect) going on to the
+/// last point and then failing with every bad point.
 /// Precondition: every index of plan.points is within its param's values.
 /// Throws SweepError (see its kinds); compiler exceptions pass through. A model that cannot
 /// be read is a diagnostic (Kind::Diagnostics), not an exception.
-CompiledSweep compile_sweep(SweepPlan plan, const DiagnosticsCallback& on_diagnostics = {});
+CompiledSweep compile_sweep(SweepPlan plan, const DiagnosticsCallback& on_diagnostics = {},
+                            CompileErrors on_error = CompileErrors::Stop);
 
 /// One swept param's value at a point.
 struct PointParam {

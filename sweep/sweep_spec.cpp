@@ -97,7 +97,7 @@ std::optional<SweepParam> parse_sweep_set(const std::string& arg, std::string& e
             if (dim && !(*dim == q->dim)) return fail("values of different dimensions");
             dim = q->dim;
             p.unit = compiler::canonical_unit(q->dim);
-            p.values.push_back({item, round15(q->value)});  // 25us: 2.5e-05, not 2.4999…e-05
+            p.values.push_back({item, round15(q->value), true});  // 25us: 2.5e-05, not 2.4999…e-05
             if (comma == std::string::npos) break;
             start = comma + 1;
         }

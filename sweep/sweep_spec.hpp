@@ -13,6 +13,8 @@ namespace sgdnet::sweep {
 struct SweepValue {
     std::string text;
     double canonical = 0;
+    /// `text` is the value as written on the command line (a list item), not made from a range.
+    bool as_written = false;
 };
 
 /// A swept param: its name as given to `--set` and its values in sweep order.

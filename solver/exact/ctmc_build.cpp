@@ -283,14 +283,14 @@ private:
             } else if (!options_.phase_type) {
                 throw SolveError(SolveError::Kind::NotExponential,
                                  "transition '" + tr.name + "' has the non-exponential delay " +
-                                     net::to_string(tr.delay) +
+                                     net::to_readable_string(tr.delay) +
                                      "; the exact solver needs exponential delays (use "
                                      "--solver sim, or --phase-type to approximate it)",
                                  std::nullopt, i);
             } else if (t.servers != 1) {
                 throw SolveError(SolveError::Kind::NotExponential,
                                  "transition '" + tr.name + "' has the non-exponential delay " +
-                                     net::to_string(tr.delay) +
+                                     net::to_readable_string(tr.delay) +
                                      " and several servers; --phase-type expands only "
                                      "single-server transitions (use --solver sim)",
                                  std::nullopt, i);
@@ -301,7 +301,7 @@ private:
                 } catch (const std::invalid_argument&) {
                     throw SolveError(SolveError::Kind::NotExponential,
                                      "transition '" + tr.name + "' has the delay " +
-                                         net::to_string(tr.delay) +
+                                         net::to_readable_string(tr.delay) +
                                          " whose mean is not positive; it cannot be expanded "
                                          "to a phase type (make it immediate)",
                                      std::nullopt, i);
@@ -310,7 +310,7 @@ private:
                 t.rate = 1;
                 t.ph = static_cast<int>(phase_types_.size());
                 out_.warnings.push_back("transition '" + tr.name + "': non-exponential delay " +
-                                        net::to_string(tr.delay) +
+                                        net::to_readable_string(tr.delay) +
                                         " replaced by the moment-matched phase type " +
                                         ph.description + " (--phase-type)");
                 phase_types_.push_back(std::move(ph));

@@ -395,6 +395,23 @@ struct StoppingRule {
     }
 };
 
+/// SolveOptions::on_progress after round `round` (0-based) with the first measure's estimate.
+void report_progress(const Setup& s, const Rounds& rounds, int round,
+                     const MeasureEstimate& first) {
+    SimProgress p;
+    p.rounds = round + 1;
+    const double hw = (first.ci_high - first.ci_low) / 2;
+    p.relative_half_width = first.mean != 0 ? hw / std::fabs(first.mean)
+                            : hw == 0       ? 0
+                                            : std::numeric_limits<double>::infinity();
+    p.precision = s.options.precision;
+    for (const Replication& rep : rounds.reps) {
+        if (rep.engine) p.events += rep.engine->events();
+    }
+    p.wall_s = seconds_since(s.t0);
+    s.options.on_progress(p);
+}
+
 /// Beyond kMaxBatches, adjacent batches are merged: every other row is kept.
 void merge_batches(Rounds& rounds, uint32_t rw) {
     for (Replication& rep : rounds.reps) {
@@ -423,6 +440,7 @@ RoundEstimate run_rounds(const Setup& s, bool deterministic, Rounds& rounds,
         rounds.batches = rounds.target;
         last = estimate_round(round_rows(s, rounds), s.plan, s.net, deterministic, s.options,
                               result.measures);
+        if (s.options.on_progress) report_progress(s, rounds, round, result.measures.front());
         if (stop.met(last, result.measures.front())) {
             result.precision_reached = true;
             break;

@@ -104,5 +104,62 @@ else
     echo "skip: /dev/full is not writable here, write errors not tested"
 fi
 
+# --set errors name their origin: `error: --set NAME=VALUE: …`, then a note where the file uses
+# the value (a value out of bounds, of the wrong dimension), or a caret under the value (syntax).
+cat >"$tmp/ring.sgdnet" <<'SRC'
+model ring;
+param N = 4;
+param bw = 10 Gbps;
+worker w[N] { compute = det(100 ms); bandwidth = bw; latency = 25 us; }
+training { sync = allreduce_ring; granularity = coarse; model_bytes = 100 MB; }
+SRC
+# expect_set_error DESCRIPTION SET FIRST-LINE SECOND-LINE: `run --set SET` exits 2 with these lines.
+expect_set_error() {
+    "$SGDNET" run "$tmp/ring.sgdnet" --set "$2" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    if [ "$rc" -eq 2 ] && [ "$(sed -n 1p "$tmp/err")" = "$3" ] && [ "$(sed -n 2p "$tmp/err")" = "$4" ]; then
+        ok "--set $2: $1"
+    else
+        no "--set $2: $1 (exit $rc)"; cat "$tmp/err"
+    fi
+}
+expect_set_error "out of the bounds of its use" "bw=-25Gbps" \
+    'error: --set bw=-25Gbps: `bandwidth` must be > 0, got -25 Gbps' \
+    "$tmp/ring.sgdnet:4:50: note: the value of \`bw\` is used here"
+expect_set_error "wrong dimension" "bw=3ms" \
+    'error: --set bw=3ms: expected a rate, got a time (3 ms)' \
+    "$tmp/ring.sgdnet:4:50: note: the value of \`bw\` is used here"
+expect_set_error "an array size" "N=0" \
+    'error: --set N=0: an array size must be in 1..1000000, got 0' \
+    "$tmp/ring.sgdnet:4:10: note: the value of \`N\` is used here"
+expect_set_error "bad syntax, caret under the value" "bw=25Gbbps" \
+    "error: --set bw=25Gbbps: unknown unit 'Gbbps' (units are listed in docs/language.md §3)" \
+    '  --set bw=25Gbbps'
+[ "$(sed -n 3p "$tmp/err")" = '             ^' ] && ok "caret under the unit" || { no "caret"; cat "$tmp/err"; }
+expect_set_error "unknown NAME" "bww=3" \
+    'error: --set bww=3: unknown param `bww`; did you mean `bw`?' ''
+[ ! -s "$tmp/out" ] && ok "--set errors: nothing on stdout" || no "--set errors: stdout"
+
+# The table shows params and measures in readable units; CSV and JSON stay canonical.
+expect_rc 0 "run table with --set bw=25Gbps" -- "$SGDNET" run "$tmp/ring.sgdnet" --set bw=25Gbps --set N=2 --precision 0.05
+grep -qx 'params: N=2, bw=25 Gbps' "$tmp/out" && ok "params line in readable units" || { no "params line"; cat "$tmp/out"; }
+expect_rc 0 "run --format json with --set bw=25Gbps" -- "$SGDNET" run "$tmp/ring.sgdnet" --set bw=25Gbps --set N=2 --precision 0.05 --format json
+grep -q '"bw":3125000000' "$tmp/out" && ok "JSON params canonical" || { no "JSON params canonical"; cat "$tmp/out"; }
+
+# Progress of a run that lasts over a second: on a terminal only (one line redrawn with \r,
+# erased at the end), never in redirected output.
+slow=(run "$EXAMPLES/mm1.sgdnet" --precision 0.00001 --max-time 2.5s --format csv)
+"$SGDNET" "${slow[@]}" >"$tmp/out" 2>"$tmp/err"
+! grep -q 'simulating\|solving' "$tmp/err" && ! grep -q $'\r' "$tmp/err" \
+    && ok "no progress in redirected stderr" || { no "progress in redirected stderr"; cat -A "$tmp/err" | head -3; }
+if script -qec true /dev/null >/dev/null 2>&1; then
+    script -qec "$(printf '%q ' "$SGDNET" "${slow[@]}")" /dev/null >"$tmp/tty" 2>&1 </dev/null
+    grep -aq $'\rsimulating: half-width [0-9.e+-]*% (target 0.001%), [0-9.]* [kM]\\? \\?events/s, 00:00:0[0-9] elapsed' "$tmp/tty" \
+        && ok "progress line on a terminal" || { no "progress line on a terminal"; cat -A "$tmp/tty" | head -5; }
+    grep -aq '^thr,' "$tmp/tty" && ok "results after the progress line" || no "results after progress"
+else
+    echo "skip: script(1) cannot open a terminal here, the progress line is not tested"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -52,7 +52,7 @@ read -ra other <<<"$(sweep_of 7 48)"
 merge_fails "a part of another grid" "another sweep.*grid" \
     "$tmp/part_1.csv" "$tmp/part_2.csv" "$tmp/grid.csv"
 head -n 8 "$tmp/part_2.csv" >"$tmp/short.csv"
-merge_fails "a part with rows missing" "point 19 (N=8, bw=12500000000) is missing" \
+merge_fails "a part with rows missing" "point 19 (N=8, bw=100Gbps) is missing" \
     "$tmp/part_1.csv" "$tmp/short.csv" "$tmp/part_3.csv"
 merge_fails "a file that is no part" "not a part of a sweep" "$tmp/full.csv"
 "$SGDNET" "${grid[@]}" --shard 4/3 -o "$tmp/x.csv" 2>"$tmp/err"
@@ -116,7 +116,7 @@ fails=(sweep "$MODELS/../examples/repairman.sgdnet" --set repairman.N=1..6 --sol
 mpi 2 "${fails[@]}" -o "$tmp/fail_2.csv" 2>"$tmp/fail_2.err"
 rc=$?
 check "failing points under mpirun: exit 3, as in one process" "[ $rc -eq 3 ]"
-check "failing points: the point is named" "grep -q '^error: point 5: the state space' $tmp/fail_2.err"
+check "failing points: the point is named" "grep -q '^error: point repairman.N=5: the state space' $tmp/fail_2.err"
 check "failing points: the same rows" "cmp -s $tmp/fail_1.csv $tmp/fail_2.csv"
 
 # Shards and MPI together: a part solved over 2 ranks is the same part.

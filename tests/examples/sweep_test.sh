@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end tests of `sgdnet sweep` (docs/language.md §7): range forms, grid vs zip sizes,
 # CSV schema and canonical values, bad ranges, SIGINT mid-sweep then --resume equal to an
-# uninterrupted sweep, and the same rows whatever --threads is.
+# uninterrupted sweep, the same rows whatever --threads is, bad points named before any is solved,
+# readable progress lines, and --plot-measure.
 set -u
 SGDNET=$1 EXAMPLES=$2
 tmp=$(mktemp -d)
@@ -84,6 +85,60 @@ check "SIGINT: finished rows kept ($rows), not all" "[ $rows -ge 3 ] && [ $rows 
 "$SGDNET" "${args[@]}" --threads 1 -o "$tmp/part.csv" --resume
 check "resume: exit 0" "[ $? -eq 0 ]"
 check "resumed file equals the uninterrupted one" "cmp -s $tmp/full.csv $tmp/part.csv"
+
+# Every point is compiled before the first is solved: bad points abort the sweep before any row
+# is written, each named with its error, and a summary lists them all.
+cat >"$tmp/ring.sgdnet" <<'SRC'
+model ring;
+param N = 4;
+param bw = 10 Gbps;
+worker w[N] { compute = det(100 ms); bandwidth = bw; latency = 25 us; }
+training { sync = allreduce_ring; granularity = coarse; model_bytes = 100 MB; }
+SRC
+"$SGDNET" sweep "$tmp/ring.sgdnet" --set N=2,3 --set bw=10Gbps,-25Gbps,0Gbps -o "$tmp/badpts.csv" \
+    2>"$tmp/err"
+check "bad sweep points: exit 2" "[ $? -eq 2 ]"
+check "bad sweep points: no row written" "[ ! -s $tmp/badpts.csv ]"
+check "bad sweep points: every one named with its error" \
+    "[ \$(grep -c '^error: --set bw=.* (at sweep point N=[23], bw=.*): .bandwidth. must be > 0, got ' $tmp/err) -eq 4 ]"
+check "bad sweep points: the error's note in the file" \
+    "grep -q '^$tmp/ring.sgdnet:4:50: note: the value of .bw. is used here' $tmp/err"
+check "bad sweep points: the summary lists them all" \
+    "grep -qx 'error: 4 of 6 sweep points do not compile, so none was solved: N=2, bw=-25Gbps; N=2, bw=0Gbps; N=3, bw=-25Gbps; N=3, bw=0Gbps' $tmp/err"
+check "bad sweep points: nothing solved" "! grep -q '^point ' $tmp/err"
+"$SGDNET" sweep "$tmp/ring.sgdnet" --set N=2,3 --fix bw=-1Gbps -q >/dev/null 2>"$tmp/err"
+check "a bad --fix value: exit 2, named once as --fix" \
+    "[ $? -eq 2 ] && [ \$(grep -c '^error: --fix bw=-1Gbps: .bandwidth. must be > 0, got -1 Gbps$' $tmp/err) -eq 1 ]"
+
+# Progress lines name the point in readable units.
+"$SGDNET" sweep "$tmp/ring.sgdnet" --set N=2 --set bw=1Gbps..2Gbps:+1Gbps --precision 0.05 \
+    -o "$tmp/prog.csv" 2>"$tmp/err"
+check "progress: exit 0" "[ $? -eq 0 ]"
+check "progress line in readable units" "grep -q '^point [12]/2 (N=2, bw=2 Gbps) done, ' $tmp/err"
+check "rows keep canonical values" "grep -q '^2,250000000,' $tmp/prog.csv"
+
+# --plot-measure: an unknown measure lists the measures; known ones are plotted, one panel each.
+"$SGDNET" sweep "$EXAMPLES/mm1k.sgdnet" --set mm1k.K=1..4 --solver exact -q --plot "$tmp/p.svg" \
+    --plot-measure qlen --plot-measure thrr -o "$tmp/pm.csv" 2>"$tmp/err"
+check "--plot-measure of an unknown measure: exit 2" "[ $? -eq 2 ]"
+check "--plot-measure of an unknown measure: the measures listed" \
+    "grep -qx \"error: --plot-measure thrr: the model has no measure 'thrr'; did you mean \\\`thr\\\`? (its measures: thr, full, qlen)\" $tmp/err"
+check "--plot-measure of an unknown measure: nothing solved" "[ ! -s $tmp/pm.csv ]"
+"$SGDNET" sweep "$EXAMPLES/mm1k.sgdnet" --set mm1k.K=1..4 --solver exact -q --plot-measure qlen \
+    -o "$tmp/pm.csv" 2>"$tmp/err"
+check "--plot-measure without --plot: exit 2" "[ $? -eq 2 ] && grep -q 'add --plot' $tmp/err"
+if command -v gnuplot >/dev/null; then
+    "$SGDNET" sweep "$EXAMPLES/mm1k.sgdnet" --set mm1k.K=1..4 --solver exact -q --plot "$tmp/p.svg" \
+        --plot-measure qlen --plot-measure full -o "$tmp/pm.csv" 2>"$tmp/err"
+    check "--plot-measure qlen, full: exit 0" "[ $? -eq 0 ]"
+    check "--plot-measure: a panel per measure" \
+        "grep -q 'qlen \[tokens\]' $tmp/p.svg && grep -q '>full<' $tmp/p.svg && ! grep -q '>thr' $tmp/p.svg"
+    "$SGDNET" sweep "$EXAMPLES/mm1k.sgdnet" --set mm1k.K=1..4 --solver exact -q --plot "$tmp/p1.svg" \
+        -o "$tmp/pm.csv" 2>"$tmp/err"
+    check "--plot alone draws the first measure" "grep -q 'thr \[/s\]' $tmp/p1.svg && ! grep -q 'qlen' $tmp/p1.svg"
+else
+    echo "skip: gnuplot is not installed, --plot-measure drawings not tested"
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,4 +1,4 @@
-// Unit tests of the command's pure parts: number and unit formats, CSV quoting, the JSON shape, --set pairs and durations.
+// Unit tests of the command's pure parts: number and unit formats, readable values, CSV quoting, the JSON shape, --set pairs and durations, the run progress line.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -32,7 +32,7 @@ solver::SolveResult sim_result() {
 net::PetriNet named_net() {
     net::PetriNet n;
     n.name = "ring";
-    n.params = {{"N", 8}, {"bw", 1.25e9}};
+    n.params = {{"N", 8, ""}, {"bw", 1.25e9, "B/s"}, {"S", 2.0e-5, "s"}};
     return n;
 }
 
@@ -87,18 +87,42 @@ TEST_CASE("JSON: model, solver, params, measures and stats in canonical units, i
     CHECK(e["stats"]["residual"] == 2e-16);
 }
 
-TEST_CASE("table: readable units (ms, GB/s, /s), six significant digits, the CI level") {
+TEST_CASE("table: readable units (ms, Gbps, /s), six significant digits, the CI level") {
     solver::SolveOptions options;
     options.confidence = 0.9;
     const std::string t = cli::format_table(named_net(), sim_result(), options);
     CHECK(t.find("model ring, solver sim: 16 replications, 553469 events") == 0);
-    CHECK(t.find("params: N=8 bw=1250000000") != std::string::npos);
+    CHECK(t.find("params: N=8, bw=10 Gbps, S=20 us\n") != std::string::npos);
     CHECK(t.find("90% CI low") != std::string::npos);
     CHECK(t.find("187.541") != std::string::npos);  // 0.187541 s shown in ms
     CHECK(t.find(" ms\n") != std::string::npos);
-    CHECK(t.find(" GB/s\n") != std::string::npos);   // 3.2e9 B/s
+    CHECK(t.find("25.6  ") != std::string::npos);     // 3.2e9 B/s = 25.6 Gbps
+    CHECK(t.find(" Gbps\n") != std::string::npos);
     CHECK(t.find("5.3323") != std::string::npos);
     CHECK(t.find(" /s\n") != std::string::npos);
+}
+
+TEST_CASE("readable: canonical values in the units people read; other units kept") {
+    CHECK(cli::readable(-3125000000, "B/s") == "-25 Gbps");
+    CHECK(cli::readable(3.2e6, "B") == "3.2 MB");
+    CHECK(cli::readable(1.9999999999999998e-05, "s") == "20 us");
+    CHECK(cli::readable(9.523809523809524, "1/s") == "9.52381 /s");
+    CHECK(cli::readable(0.5, "") == "0.5");
+    CHECK(cli::readable(3.5, "tokens") == "3.5 tokens");
+}
+
+TEST_CASE("run's progress line: half-width against the target, events/s, elapsed") {
+    CHECK(cli::progress_line(nullptr, 2.2) == "solving: 00:00:02 elapsed");
+    solver::SimProgress p;
+    p.rounds = 3;
+    p.relative_half_width = 0.0321;
+    p.precision = 0.01;
+    p.events = 3'000'000;
+    p.wall_s = 2;
+    CHECK(cli::progress_line(&p, 65) ==
+          "simulating: half-width 3.21% (target 1%), 1.5 M events/s, 00:01:05 elapsed");
+    p.events = 2'000;
+    CHECK(cli::progress_line(&p, 3).find(", 1 k events/s, ") != std::string::npos);
 }
 
 TEST_CASE("--set pairs and durations") {

@@ -128,13 +128,13 @@ TEST_CASE("message costs: dimensions and bounds") {
     Evaluated e("worker w { compute = det(1 ms); }\n"
                 "training { sync = allreduce_ring; message_overhead = 150; comm_cpu = 0.6 ns; }\n");
     CHECK(e.says("expected a time, got 150; did you mean 150 ms?"));
-    CHECK(e.says("expected a time per size, got a time (6e-10 s); a time per byte is written as "
+    CHECK(e.says("expected a time per size, got a time (0.6 ns); a time per byte is written as "
                  "a ratio, e.g. `0.6 ns / 1 B`"));
     Evaluated bare("worker w { compute = det(1 ms); }\n"
                    "training { sync = allreduce_ring; comm_cpu = 0.6;\n"
                    "  message_overhead = -1 us; }\n");
     CHECK(bare.says("expected a time per size, got 0.6; did you mean 0.6 ns / 1 B?"));
-    CHECK(bare.says("`message_overhead` must be >= 0, got -1e-06 s"));
+    CHECK(bare.says("`message_overhead` must be >= 0, got -1 us"));
     Evaluated zero("worker w { compute = det(1 ms); }\n"
                    "training { sync = allreduce_ring; comm_cpu = 0 ns / 1 B; "
                    "message_overhead = 0 s; }\n");

@@ -58,7 +58,33 @@ TEST_CASE("numbers print in their shortest exact form") {
     CHECK(format_number(1.25e9) == "1250000000");  // integers without exponent
     CHECK(format_number(2.5e-7) == "2.5e-07");
     CHECK(format_number(5) == "5");
-    CHECK(format_quantity({0.004, Dim::seconds()}) == "0.004 s");
+    CHECK(format_quantity({0.004, Dim::seconds()}) == "4 ms");
+}
+
+TEST_CASE("quantities for people: readable units, at most 6 significant digits") {
+    CHECK(format_readable(-3125000000, Dim::rate()) == "-25 Gbps");
+    CHECK(format_readable(1.25e9, Dim::rate()) == "10 Gbps");
+    CHECK(format_readable(0, Dim::rate()) == "0 bps");
+    CHECK(format_readable(3.2e6, Dim::bytes()) == "3.2 MB");
+    CHECK(format_readable(102.228e6, Dim::bytes()) == "102.228 MB");
+    CHECK(format_readable(512, Dim::bytes()) == "512 B");
+    CHECK(format_readable(1.9999999999999998e-05, Dim::seconds()) == "20 us");
+    CHECK(format_readable(0.1234567, Dim::seconds()) == "123.457 ms");
+    CHECK(format_readable(0.9999999, Dim::seconds()) == "1 s");  // not "1000 ms"
+    CHECK(format_readable(7200, Dim::seconds()) == "7200 s");
+    CHECK(format_readable(0, Dim::seconds()) == "0 s");
+    CHECK(format_readable(2.5e-10, Dim::seconds()) == "0.25 ns");
+    CHECK(format_readable(9.523809523809524, Dim::frequency()) == "9.52381 /s");
+    CHECK(format_readable(0.5, Dim::none()) == "0.5");
+    CHECK(format_readable(6e-10, Dim::seconds() / Dim::bytes()) == "6e-10 s/B");
+    const ReadableUnit u = readable_unit(1.25e9, Dim::rate());
+    CHECK(u.name == "Gbps");
+    CHECK(u.factor == 1.25e8);
+    // Every readable unit reads back in the language.
+    for (const char* name : {"ns", "us", "ms", "s", "B", "KB", "MB", "GB", "TB", "bps", "Kbps",
+                             "Mbps", "Gbps", "Tbps", "/s"}) {
+        CHECK(find_unit(name) != nullptr);
+    }
 }
 
 TEST_CASE("did you mean picks the closest plausible name") {

@@ -1,4 +1,4 @@
-// Moments, exponential detection and canonical text of net::Distribution against closed forms.
+// Moments, exponential detection, canonical and readable text of net::Distribution against closed forms.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -80,4 +80,19 @@ TEST_CASE("canonical text is shortest-exact and parenthesised") {
     CHECK(to_string(d(Scaled{{d(Shifted{{d(Exp{1})}, 0.5})}, 2})) == "(exp(rate=1) + 0.5) * 2");
     CHECK(to_string(d(Sum{{d(Det{1}), d(Uniform{0, 2})}})) == "det(1) + uniform(0, 2)");
     CHECK(format_number(0.1 + 0.2) == "0.30000000000000004");
+}
+
+TEST_CASE("readable text: 6 significant digits, times with a unit, rates in /s") {
+    CHECK(to_readable_string(d(Det{1.9999999999999998e-05})) == "det(20 us)");
+    CHECK(to_readable_string(d(Det{0})) == "det(0 s)");
+    CHECK(to_readable_string(d(Det{0.9999999})) == "det(1 s)");
+    CHECK(to_readable_string(d(Exp{1.25})) == "exp(rate=1.25 /s)");
+    CHECK(to_readable_string(d(Lognormal{0.12, 0.05})) == "lognormal(mean=120 ms, cv=0.05)");
+    CHECK(to_readable_string(d(Erlang{3, 1e-6})) == "erlang(k=3, mean=1 us)");
+    CHECK(to_readable_string(d(Mixture{{0.3, 0.7}, {d(Det{2.5e-10}), d(Exp{2})}})) ==
+          "mixture(0.3: det(0.25 ns), 0.7: exp(rate=2 /s))");
+    CHECK(to_readable_string(d(Scaled{{d(Shifted{{d(Exp{1})}, 0.5})}, 1.0 / 3})) ==
+          "(exp(rate=1 /s) + 500 ms) * 0.333333");
+    CHECK(to_readable_string(d(Sum{{d(Det{1}), d(Uniform{0, 2})}})) ==
+          "det(1 s) + uniform(0 s, 2 s)");
 }

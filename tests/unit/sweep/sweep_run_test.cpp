@@ -147,6 +147,28 @@ TEST_CASE("compile_sweep: errors stop at the failing point") {
     }
 }
 
+TEST_CASE("compile_sweep with CompileErrors::Collect: every point compiled, every bad one named") {
+    // S = -100 ms, 100 ms, -200 ms, 200 ms: a negative mean does not compile (points 0 and 2).
+    std::vector<std::size_t> seen, failed;
+    try {
+        sweep::compile_sweep(
+            plan_of({"mm1.S=-100ms,100ms,-200ms,200ms"}),
+            [&](std::size_t k, const auto& diags) {
+                seen.push_back(k);
+                if (diags.has_errors()) failed.push_back(k);
+            },
+            sweep::CompileErrors::Collect);
+        FAIL("no error");
+    } catch (const sweep::SweepError& e) {
+        CHECK(e.kind() == sweep::SweepError::Kind::Diagnostics);
+        CHECK(e.point() == 0);
+        CHECK(e.points() == std::vector<std::size_t>{0, 2});
+        CHECK(std::string(e.what()) == "mm1.sgdnet: 2 of 4 points do not compile");
+    }
+    CHECK(seen == std::vector<std::size_t>{0, 1, 2, 3});
+    CHECK(failed == std::vector<std::size_t>{0, 2});
+}
+
 TEST_CASE("rows come in point order whatever finishes first") {
     const auto sweep = six_points();
     sweep::SweepOptions options;

@@ -77,6 +77,7 @@ TEST_CASE("A..B with a unit steps by 1 of the unit written on A") {
     CHECK(r.unit == "B/s");
     CHECK(values("bw=1Gbps..3Gbps") == std::vector<double>{1.25e8, 2.5e8, 3.75e8});
     CHECK(r.values[1].text == "250000000 B/s");
+    CHECK_FALSE(r.values[1].as_written);  // made from the range: shown readably (`2 Gbps`)
     // Frequencies go to the compiler as Hz.
     CHECK(parse("f=1Hz..2Hz").values[1].text == "2 Hz");
 }
@@ -122,6 +123,7 @@ TEST_CASE("Lists keep the values as written and give canonical values") {
     CHECK(p.values[1].canonical == 1.25e9);
     CHECK(p.values[2].canonical == 3.125e9);
     CHECK(p.values[1].text == "10Gbps");
+    CHECK(p.values[1].as_written);
     // Units of one dimension may be mixed; spaces are allowed.
     const auto m = parse("model_bytes=100 MB, 1GiB ,512KiB");
     CHECK(m.unit == "B");

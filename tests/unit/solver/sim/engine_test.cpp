@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "solver/sim/engine.hpp"
 #include "solver/solve.hpp"
@@ -343,6 +344,42 @@ TEST_CASE("simulate: the wall-clock cap stops with precision_reached = false") {
     CHECK(r.warnings[0].find("precision not reached") != std::string::npos);
     CHECK(r.stats.wall_s < 3);
     CHECK(r.measures[0].mean > 0);
+}
+
+TEST_CASE("simulate: on_progress reports every round, and changes no result") {
+    // M/M/1 at ρ = 0.5 to 1% precision: a few rounds, each doubling the simulated length.
+    NetBuilder b;
+    const uint32_t q = b.place("q");
+    b.timed("arrive", exp_rate(0.5), {}, {{q, 1}});
+    b.timed("serve", exp_rate(1), {{q, 1}}, {});
+    b.tokens("L", q);
+    SolveOptions o;
+    o.precision = 0.01;
+    const SolveResult plain = simulate(b.net, o);
+    std::vector<SimProgress> calls;
+    o.on_progress = [&calls](const SimProgress& p) { calls.push_back(p); };
+    const SolveResult r = simulate(b.net, o);
+    REQUIRE(r.precision_reached);
+    CHECK(r.measures[0].mean == plain.measures[0].mean);
+    CHECK(r.measures[0].ci_low == plain.measures[0].ci_low);
+    REQUIRE(calls.size() >= 2);
+    for (std::size_t k = 0; k < calls.size(); ++k) {
+        CAPTURE(k);
+        CHECK(calls[k].rounds == static_cast<int>(k) + 1);
+        CHECK(calls[k].precision == 0.01);
+        CHECK(calls[k].relative_half_width > 0);
+        CHECK(std::isfinite(calls[k].relative_half_width));
+        if (k == 0) continue;
+        CHECK(calls[k].events > calls[k - 1].events);  // rounds double the simulated length
+        CHECK(calls[k].wall_s >= calls[k - 1].wall_s);
+    }
+    // The last round met the target; the earlier ones did not (else it would have stopped).
+    CHECK(calls.back().relative_half_width <= 0.01);
+    CHECK(calls.back().relative_half_width ==
+          doctest::Approx((r.measures[0].ci_high - r.measures[0].ci_low) / 2 /
+                          r.measures[0].mean));
+    CHECK(calls.back().events == r.stats.events);
+    CHECK(calls.back().wall_s <= r.stats.wall_s);
 }
 
 // A closed net (5 jobs) with a processor-sharing station (infinite servers, speed), an age-memory
