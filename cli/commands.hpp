@@ -78,6 +78,12 @@ struct MergeArgs {
     std::string output;  // "" = stdout
 };
 
+/// `explain`: the run options (format text | json) and the what-if change.
+struct ExplainArgs {
+    RunArgs run;
+    double what_if = 0.1;  // ± this fraction of each param; 0: no what-if table
+};
+
 struct ImportProfileArgs {
     std::string file;
     std::string output;  // "" = stdout
@@ -95,6 +101,9 @@ Status cmd_sweep(const SweepArgs& args, Context& ctx);
 /// Checks that the parts are the whole of one sweep (exit 2 with the reason otherwise) and writes
 /// the file the unsharded sweep writes.
 Status cmd_merge(const MergeArgs& args);
+/// Solves the model once (and twice per param for the what-if table) and prints its bounds,
+/// resources, bottleneck and sensitivities (docs/explain.md). Throws solver::SolveError.
+Status cmd_explain(const ExplainArgs& args, Context& ctx);
 
 // Helpers shared by the subcommands (cli/common.cpp). Each prints `error: …` to stderr and
 // returns nullopt on bad input.

@@ -175,7 +175,21 @@ int main(int argc, char** argv) {
         ->required();
     merge->add_option("-o,--output", merge_args.output, "Write to this file (default stdout)");
 
-    for (auto* sub : {check, compile, run, import_profile, sweep, merge}) {
+    ExplainArgs explain_args;
+    explain_args.run.format = "text";
+    auto* explain = app.add_subcommand(
+        "explain", "Why a model runs as fast as it does: bounds, bottleneck, what-if (docs/explain.md)");
+    explain->add_option("FILE", explain_args.run.file, "Model file (.sgdnet)")->required();
+    add_solve_options(explain, explain_args.run);
+    explain->add_option("--format", explain_args.run.format, "Output: text or json")
+        ->check(CLI::IsMember({"text", "json"}))
+        ->capture_default_str();
+    explain->add_option("--what-if", explain_args.what_if,
+                        "Relative change of each param for the what-if table (0: none)")
+        ->check(CLI::Range(0.0, 0.9))
+        ->capture_default_str();
+
+    for (auto* sub : {check, compile, run, import_profile, sweep, merge, explain}) {
         sub->set_version_flag("--version", std::string("sgdnet ") + SGDNET_VERSION);
     }
 
@@ -196,6 +210,7 @@ int main(int argc, char** argv) {
             return code;
         }
         if (*merge) return with_output_flushed(exit_code(cmd_merge(merge_args)));
+        if (*explain) return with_output_flushed(exit_code(cmd_explain(explain_args, ctx)));
         return kExitInput;
     } catch (const CLI::ParseError& e) {
         const int code = app.exit(e);  // prints help, version or the usage error

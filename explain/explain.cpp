@@ -1,0 +1,178 @@
+// sgdnet explain's analyses of a solved model (explain.hpp): resources ranked by utilization, the bottleneck sentence, what-if sensitivities, the activity of a raw net's elements.
+#include "explain/explain.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "solver/solve.hpp"
+
+namespace sgdnet::explain {
+
+std::vector<ResourceUse> rank_resources(const Bounds& bounds, const solver::SolveResult& result) {
+    std::map<std::string, const solver::MeasureEstimate*> util;
+    for (const auto& m : result.measures)
+        if (m.name.rfind("util.", 0) == 0) util[m.name.substr(5)] = &m;
+    std::vector<ResourceUse> out;
+    for (const auto& r : bounds.resources) {
+        ResourceUse use{r, std::nullopt};
+        if (auto it = util.find(r.name); it != util.end()) use.utilization = *it->second;
+        out.push_back(std::move(use));
+    }
+    std::stable_sort(out.begin(), out.end(), [](const ResourceUse& a, const ResourceUse& b) {
+        if (a.utilization.has_value() != b.utilization.has_value()) return a.utilization.has_value();
+        if (!a.utilization) return a.bound.bound < b.bound.bound;
+        // Equal to 0.1% (the estimates' noise): the lesser bound first.
+        const double ua = std::round(a.utilization->mean * 1000);
+        const double ub = std::round(b.utilization->mean * 1000);
+        if (ua != ub) return ua > ub;
+        return a.bound.bound < b.bound.bound;
+    });
+    return out;
+}
+
+namespace {
+
+/// `12.4` — three significant digits, as the explanation prints rates.
+std::string sig3(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
+}
+
+std::string percent(double fraction) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f%%", 100 * fraction);
+    return buf;
+}
+
+std::string busy(const ResourceUse& r) {
+    return r.utilization ? ", " + percent(r.utilization->mean) + " busy" : "";
+}
+
+}  // namespace
+
+std::string bottleneck_sentence(const Bounds& bounds, const std::vector<ResourceUse>& ranked,
+                                double steps_per_s) {
+    // The resource of least bound, when it is within 5% of the overall bound (the critical path
+    // of a step that is mostly one resource's work is that resource's bound plus a little).
+    const ResourceUse* binding = nullptr;
+    for (const auto& r : ranked)
+        if (!binding || r.bound.bound < binding->bound.bound) binding = &r;
+    if (binding && !(binding->bound.bound <= 1.05 * bounds.bound)) binding = nullptr;
+    const ResourceUse* busiest = ranked.empty() || !ranked.front().utilization ? nullptr : &ranked.front();
+    const bool close = std::isfinite(bounds.bound) && steps_per_s >= 0.9 * bounds.bound;
+    if (binding && steps_per_s >= 0.9 * binding->bound.bound)
+        return "bottleneck: " + binding->bound.what + busy(*binding) + "; bound " +
+               sig3(binding->bound.bound) + " steps/s";
+    std::string tail = busiest ? "; the busiest resource is " + busiest->bound.what + busy(*busiest)
+                               : std::string();
+    if (close)
+        return "bottleneck: the step's critical path (" + bounds.cycle_what + "); bound " +
+               sig3(bounds.cycle_bound) + " steps/s" + tail;
+    if (!std::isfinite(bounds.bound)) return "no resource bounds steps/s" + tail;
+    return "no resource saturates: " + sig3(steps_per_s) + " steps/s is " +
+           percent(steps_per_s / bounds.bound) + " of the bound " + sig3(bounds.bound) +
+           " steps/s" + tail;
+}
+
+namespace {
+
+/// The values to solve a param at: ± fraction, or the nearest other integers when `integral`.
+std::pair<double, double> moved(double value, double fraction, bool integral) {
+    if (!integral) return {value * (1 - fraction), value * (1 + fraction)};
+    const double step = std::max(1.0, std::round(std::fabs(value) * fraction));
+    return {value - step, value + step};
+}
+
+std::string number_text(double v) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+}
+
+}  // namespace
+
+std::vector<WhatIf> what_if(
+    const std::vector<compiler::ParamValue>& params,
+    const std::function<std::optional<net::PetriNet>(
+        const std::vector<std::pair<std::string, std::string>>&)>& compile,
+    const solver::SolveOptions& options, double fraction) {
+    auto first = [&](const net::PetriNet& net) {
+        return solver::simulate(net, options).measures.front().mean;
+    };
+    std::vector<WhatIf> out;
+    const std::optional<net::PetriNet> base_net = compile({});
+    if (!base_net || base_net->measures.empty()) return out;
+    const double base = first(*base_net);
+    for (const auto& p : params) {
+        WhatIf w;
+        w.param = p.name;
+        w.value = p.value;
+        w.base = base;
+        if (!p.unit) {
+            w.skipped = "its dimension has no unit to write it with";
+        } else if (p.value == 0) {
+            w.skipped = "it is 0";
+        }
+        std::optional<net::PetriNet> low, high;
+        for (bool integral : {false, true}) {
+            if (!w.skipped.empty()) break;
+            if (integral && p.value != std::round(p.value)) break;
+            std::tie(w.low_value, w.high_value) = moved(p.value, fraction, integral);
+            auto set = [&](double v) {
+                return compile({{p.name, number_text(v) + (p.unit->empty() ? "" : " " + *p.unit)}});
+            };
+            low = set(w.low_value);
+            high = set(w.high_value);
+            if (low && high) break;
+        }
+        if (w.skipped.empty() && !(low && high)) w.skipped = "the model does not compile at ± the change";
+        if (!w.skipped.empty()) {
+            out.push_back(w);
+            continue;
+        }
+        w.low = first(*low);
+        w.high = first(*high);
+        w.change_low = (w.low - base) / base;
+        w.change_high = (w.high - base) / base;
+        w.elasticity = ((w.high - w.low) / base) / ((w.high_value - w.low_value) / p.value);
+        out.push_back(w);
+    }
+    std::stable_sort(out.begin(), out.end(), [](const WhatIf& a, const WhatIf& b) {
+        if (a.skipped.empty() != b.skipped.empty()) return a.skipped.empty();
+        return std::fabs(a.elasticity) > std::fabs(b.elasticity);
+    });
+    return out;
+}
+
+NetActivity net_activity(const net::PetriNet& net, const solver::SolveOptions& options) {
+    net::PetriNet copy = net;
+    const std::size_t own = copy.measures.size();
+    for (uint32_t t = 0; t < copy.transitions.size(); ++t) {
+        net::Measure m{"firings." + copy.transitions[t].name, net::Measure::Kind::Throughput,
+                       {{net::TransitionId{t}, 1.0}}, {}, "1/s", copy.transitions[t].where};
+        copy.measures.push_back(std::move(m));
+    }
+    for (uint32_t p = 0; p < copy.places.size(); ++p) {
+        net::Measure m{"tokens." + copy.places[p].name, net::Measure::Kind::TimeAverage, {},
+                       net::MarkingExpr::tokens(p), "tokens", copy.places[p].where};
+        copy.measures.push_back(std::move(m));
+    }
+    NetActivity out;
+    out.result = solver::simulate(copy, options);
+    for (std::size_t k = own; k < out.result.measures.size(); ++k) {
+        const auto& m = out.result.measures[k];
+        const bool firing = k < own + copy.transitions.size();
+        const std::string name = m.name.substr(firing ? 8 : 7);
+        (firing ? out.transitions : out.places).push_back({name, m.mean, m.ci_low, m.ci_high});
+    }
+    auto by_value = [](const ElementActivity& a, const ElementActivity& b) { return a.value > b.value; };
+    std::stable_sort(out.transitions.begin(), out.transitions.end(), by_value);
+    std::stable_sort(out.places.begin(), out.places.end(), by_value);
+    out.result.measures.resize(own);
+    return out;
+}
+
+}  // namespace sgdnet::explain

@@ -1,0 +1,76 @@
+// sgdnet explain's analyses of a solved model: resources ranked by simulated utilization beside their bounds, the bottleneck in one sentence, what-if sensitivities of the params, and the busiest elements of a raw net.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/compile.hpp"
+#include "explain/bounds.hpp"
+#include "net/petri_net.hpp"
+#include "solver/solve_options.hpp"
+#include "solver/solve_result.hpp"
+
+namespace sgdnet::explain {
+
+/// A resource's closed-form bound beside its simulated utilization (the measure `util.NAME`).
+struct ResourceUse {
+    ResourceBound bound;
+    std::optional<solver::MeasureEstimate> utilization;  // none: the net has no such measure
+};
+
+/// The resources of `bounds` with their utilizations from `result` (solved from the net of the
+/// same spec), busiest first (utilizations equal to 0.1%: the lesser bound first); resources
+/// without a measure after those with one, by bound.
+std::vector<ResourceUse> rank_resources(const Bounds& bounds, const solver::SolveResult& result);
+
+/// One sentence naming what limits steps/s, e.g. "bottleneck: ps[0]'s NIC (downlink), 98%
+/// busy; bound 12.4 steps/s". `steps_per_s` is the simulated value. The resource of least bound
+/// when that bound is within 5% of the overall bound and the model runs at ≥ 90% of it; else the
+/// critical path when the model runs at ≥ 90% of the overall bound; otherwise that no resource
+/// saturates. The last two name the busiest resource too.
+std::string bottleneck_sentence(const Bounds& bounds, const std::vector<ResourceUse>& ranked,
+                                double steps_per_s);
+
+/// The relative change of the first measure for param ± fraction.
+struct WhatIf {
+    std::string param;
+    double value = 0;                  // canonical units
+    double low_value = 0, high_value = 0;  // the values solved (integers stay integers)
+    double low = 0, base = 0, high = 0;    // the first measure at each
+    double change_low = 0, change_high = 0;  // (low − base) / base, (high − base) / base
+    /// (Δmeasure / measure) / (Δparam / param) over the two sides: +1 means proportional.
+    double elasticity = 0;
+    std::string skipped;  // why the param was left out ("" when solved)
+};
+
+/// Solves the model at `base` and at each numeric param ± fraction (one param at a time), every
+/// run with options.seed (common random numbers: the differences are far more precise than each
+/// estimate). `compile(overrides)` compiles the model with these `--set` pairs added to its
+/// own, or returns nullopt (e.g. an array size that must be an integer: the param then moves to
+/// the nearest other integers). Ranked by |elasticity|, largest first; skipped params last.
+std::vector<WhatIf> what_if(
+    const std::vector<compiler::ParamValue>& params,
+    const std::function<std::optional<net::PetriNet>(
+        const std::vector<std::pair<std::string, std::string>>&)>& compile,
+    const solver::SolveOptions& options, double fraction);
+
+/// A raw net's element and its steady-state activity.
+struct ElementActivity {
+    std::string name;
+    double value = 0;  // firings/s of a transition, mean tokens of a place
+    double ci_low = 0, ci_high = 0;
+};
+
+struct NetActivity {
+    std::vector<ElementActivity> transitions;  // firings/s, largest first
+    std::vector<ElementActivity> places;       // mean tokens, largest first
+    solver::SolveResult result;                // of the net with the extra measures
+};
+
+/// Simulates `net` with a throughput measure per transition and a mean-tokens measure per place
+/// added after its own measures (the first measure still sets the stopping rule).
+NetActivity net_activity(const net::PetriNet& net, const solver::SolveOptions& options);
+
+}  // namespace sgdnet::explain
