@@ -263,20 +263,29 @@ void add_work(const TrainingSpec& spec, Demands& d) {
     }
 }
 
-/// The lower bound E[min_i X_i] ≥ min_i E[X_i] − sqrt(Σ_i Var X_i) (as max_i Z_i ≤ sqrt(Σ Z_i²)),
-/// not below 0: the earliest of the workers' compute-and-update times.
+/// A lower bound of E[min_i X_i], X_i the workers' compute-and-update times of one step (not
+/// below 0). Identically distributed: μ − σ(n−1)/√(2n−1) (Hartley and David 1954, the bound on
+/// the expected maximum of n i.i.d. variables, mirrored); otherwise min_i μ_i − √(Σ_i Var X_i),
+/// as max_i Z_i ≤ √(Σ_i Z_i²) for the shortfalls Z_i = (μ_i − X_i)⁺.
 double earliest_work(const TrainingSpec& spec) {
     double least = kNoBound, var = 0;
+    bool identical = true;
+    const auto& first = spec.workers.front();
     for (const auto& w : spec.workers) {
         least = std::min(least, compute_mean(w) + net::mean(w.update));
         var += compute_variance(w) + net::variance(w.update);
+        bool same_layers = w.layers.size() == first.layers.size();
+        for (std::size_t k = 0; same_layers && k < w.layers.size(); ++k)
+            same_layers = w.layers[k].fwd == first.layers[k].fwd && w.layers[k].bwd == first.layers[k].bwd;
+        identical = identical && w.compute == first.compute && same_layers &&
+                    w.update == first.update && w.speed == first.speed;
     }
-    return std::max(0.0, least - std::sqrt(var));
+    const double n = double(spec.workers.size());
+    const double spread = identical ? std::sqrt(var / n) * (n - 1) / std::sqrt(2 * n - 1)
+                                    : std::sqrt(var);
+    return std::max(0.0, least - spread);
 }
 
-/// The part h of worker i's coarse compute that the overlap heuristic runs beside the
-/// communication (Lowering::coarse_compute, comm_estimate): the head before the messages is
-/// compute − h.
 double overlap_cut(const TrainingSpec& spec, const Demands& d, int i) {
     const auto& w = spec.workers[u(i)];
     const double c = compute_mean(w);
@@ -357,7 +366,7 @@ double allreduce_path(const TrainingSpec& spec, const Demands& d, std::string& w
 /// ends N·(S/K)/bw after the update; under fair sharing with no per-message cost they start
 /// together and none ends before that, and the pushes, none of which starts before the
 /// earliest reply plus the earliest compute, need N·(S/K)/bw on s's downlink.
-double ps_sync_path(const TrainingSpec& spec, const Demands& d) {
+double ps_sync_path(const TrainingSpec& spec, const Demands& d, std::string& what) {
     const int n = int(spec.workers.size()), k = int(spec.servers.size());
     const double chunk = step_bytes(spec) / k;
     const std::vector<double> head = heads(spec, d);
@@ -378,6 +387,7 @@ double ps_sync_path(const TrainingSpec& spec, const Demands& d) {
             one_down = one_down && d.end(sn, j, false).dir == down0.dir;
         }
         double path = upd + round;
+        std::string path_what = "a shard's update, its replies, a worker's compute and its pushes";
         if (spec.granularity == training::Granularity::Coarse && one_up && !up0.dir.empty()) {
             const double replies = n * chunk / up0.bandwidth_Bps;
             path = std::max(path, upd + replies + lat_down + after_reply);
@@ -388,11 +398,19 @@ double ps_sync_path(const TrainingSpec& spec, const Demands& d) {
                 bool cut = false;  // the heuristic's head: no moment bound of it is kept
                 for (int j = 0; j < n; ++j) cut = cut || overlap_cut(spec, d, j) > 0;
                 const double work = cut ? 0.0 : earliest_work(spec);
-                path = std::max(path, upd + replies + lat_down + work +
-                                          n * chunk / down0.bandwidth_Bps + lat_up);
+                const double both = upd + replies + lat_down + work +
+                                    n * chunk / down0.bandwidth_Bps + lat_up;
+                if (both > path) {
+                    path = both;
+                    path_what = spec.servers[u(s)].name + "'s NIC: all replies on its uplink, then all "
+                           "pushes on its downlink (fair sharing), its update between";
+                }
             }
         }
-        best = std::max(best, path);
+        if (path > best) {
+            best = path;
+            what = path_what;
+        }
     }
     return spec.granularity == training::Granularity::Coarse ? best : 0.0;
 }
@@ -461,8 +479,8 @@ Bounds training_bounds(const TrainingSpec& spec) {
         std::string what;
         double path = 0;
         if (spec.sync == SyncKind::PsSync) {
-            path = ps_sync_path(spec, d);
             what = "a shard's update, its replies, a worker's compute and its pushes";
+            path = ps_sync_path(spec, d, what);
         } else {
             path = allreduce_path(spec, d, what);
         }
