@@ -65,12 +65,19 @@ std::string bottleneck_sentence(const Bounds& bounds, const std::vector<Resource
     const bool close = std::isfinite(bounds.bound) && steps_per_s >= 0.9 * bounds.bound;
     if (binding && steps_per_s >= 0.9 * binding->bound.bound)
         return "bottleneck: " + binding->bound.what + busy(*binding) + "; bound " +
-               sig3(binding->bound.bound) + " steps/s";
+               sig3(binding->bound.bound) + " steps/s" +
+               (binding->bound.bound > 1.001 * bounds.bound
+                    ? " (" + sig3(bounds.bound) + " with the rest of the step's critical path)"
+                    : "");
     std::string tail = busiest ? "; the busiest resource is " + busiest->bound.what + busy(*busiest)
                                : std::string();
+    if (close && busiest && busiest->utilization->mean >= 0.9)
+        return "bottleneck: " + busiest->bound.what + busy(*busiest) +
+               ", in sequence with the rest of the step's critical path (" + bounds.cycle_what +
+               "); bound " + sig3(bounds.bound) + " steps/s";
     if (close)
         return "bottleneck: the step's critical path (" + bounds.cycle_what + "); bound " +
-               sig3(bounds.cycle_bound) + " steps/s" + tail;
+               sig3(bounds.bound) + " steps/s" + tail;
     if (!std::isfinite(bounds.bound)) return "no resource bounds steps/s" + tail;
     return "no resource saturates: " + sig3(steps_per_s) + " steps/s is " +
            percent(steps_per_s / bounds.bound) + " of the bound " + sig3(bounds.bound) +

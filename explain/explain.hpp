@@ -27,9 +27,10 @@ std::vector<ResourceUse> rank_resources(const Bounds& bounds, const solver::Solv
 
 /// One sentence naming what limits steps/s, e.g. "bottleneck: ps[0]'s NIC (downlink), 98%
 /// busy; bound 12.4 steps/s". `steps_per_s` is the simulated value. The resource of least bound
-/// when that bound is within 5% of the overall bound and the model runs at ≥ 90% of it; else the
-/// critical path when the model runs at ≥ 90% of the overall bound; otherwise that no resource
-/// saturates. The last two name the busiest resource too.
+/// when that bound is within 5% of the overall bound and the model runs at ≥ 90% of it; else,
+/// when the model runs at ≥ 90% of the overall bound (the critical path), the busiest resource
+/// if it is ≥ 90% busy ("…, in sequence with the rest of the step's critical path (…)"), or the
+/// path itself; otherwise that no resource saturates. The last two name the busiest resource.
 std::string bottleneck_sentence(const Bounds& bounds, const std::vector<ResourceUse>& ranked,
                                 double steps_per_s);
 
