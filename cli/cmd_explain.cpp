@@ -15,7 +15,7 @@ namespace sgdnet::cli {
 
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 
 constexpr std::size_t kTextRows = 12;  // rows of each ranked table in the text output
 
