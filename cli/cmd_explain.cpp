@@ -58,6 +58,7 @@ struct Report {
     std::optional<training::TrainingSpec> spec;
     explain::Bounds bounds;
     std::vector<explain::ResourceUse> resources;
+    std::vector<explain::StepParts> breakdown;  // workers, then "all"
     std::string bottleneck;
     std::optional<explain::NetActivity> activity;
     std::vector<explain::WhatIf> what_if;
@@ -115,6 +116,27 @@ void print_training(std::ostream& out, const Report& r) {
         << "\n";
 }
 
+void print_breakdown(std::ostream& out, const Report& r) {
+    if (r.breakdown.empty()) return;
+    out << "\nstep time (mean; parts sum to it)\n";
+    out << pad("worker", 16) << pad("step", 12, true) << pad("compute", 12, true)
+        << pad("exposed comm", 14, true) << pad("waiting", 12, true) << pad("update", 12, true)
+        << "\n";
+    auto row = [&](const explain::StepParts& p) {
+        out << pad(p.worker, 16) << fmt("%10.4g s", p.step_s) << fmt("%10.4g s", p.compute_s)
+            << fmt("%12.4g s", p.communication_s) << fmt("%10.4g s", p.waiting_s)
+            << fmt("%10.4g s", p.update_s) << "\n";
+    };
+    row(r.breakdown.back());
+    for (std::size_t k = 0; k + 1 < r.breakdown.size(); ++k) {
+        if (k == kTextRows) {
+            out << "… " << r.breakdown.size() - 1 - kTextRows << " more (--format json lists all)\n";
+            break;
+        }
+        row(r.breakdown[k]);
+    }
+}
+
 void print_activity(std::ostream& out, const Report& r) {
     const auto& a = *r.activity;
     out << "model " << r.model << ": a net without a training system\n";
@@ -160,6 +182,13 @@ json to_json(const Report& r) {
             res.push_back(x);
         }
         j["resources"] = res;
+        json parts = json::array();
+        for (const auto& p : r.breakdown)
+            parts.push_back({{"worker", p.worker}, {"step_s", p.step_s}, {"ci_low", p.ci_low},
+                             {"ci_high", p.ci_high}, {"compute_s", p.compute_s},
+                             {"communication_s", p.communication_s}, {"waiting_s", p.waiting_s},
+                             {"update_s", p.update_s}});
+        j["breakdown"] = parts;
     }
     if (r.activity) {
         auto list = [](const std::vector<explain::ElementActivity>& v) {
@@ -211,8 +240,9 @@ Status cmd_explain(const ExplainArgs& args, Context& ctx) {
     r.spec = model->training;
     r.fraction = args.what_if;
     if (r.spec) {
-        r.result = solver::solve(net, *solve_options);
+        r.result = solver::solve(explain::with_worker_step_times(net, *r.spec), *solve_options);
         r.bounds = explain::training_bounds(*r.spec);
+        r.breakdown = explain::step_breakdown(*r.spec, r.bounds, r.result);
         r.resources = explain::rank_resources(r.bounds, r.result);
         r.bottleneck = explain::bottleneck_sentence(r.bounds, r.resources, r.result.measures.front().mean);
     } else {
@@ -237,7 +267,12 @@ Status cmd_explain(const ExplainArgs& args, Context& ctx) {
         std::cout << to_json(r).dump() << "\n";
     } else {
         std::ostringstream out;
-        if (r.spec) print_training(out, r); else print_activity(out, r);
+        if (r.spec) {
+            print_training(out, r);
+            print_breakdown(out, r);
+        } else {
+            print_activity(out, r);
+        }
         print_what_if(out, r);
         std::cout << out.str();
     }

@@ -461,6 +461,8 @@ double knapsack(const std::vector<double>& per_worker, const std::vector<double>
 
 }  // namespace
 
+double compute_mean_s(const training::WorkerSpec& w) { return compute_mean(w); }
+
 Bounds training_bounds(const TrainingSpec& spec) {
     Bounds out;
     if (spec.workers.empty()) return out;
@@ -485,6 +487,12 @@ Bounds training_bounds(const TrainingSpec& spec) {
             path = allreduce_path(spec, d, what);
         }
         out.cycle_s = std::max(own, path);
+        double least_work = kNoBound, server = 0;
+        for (const auto& w : spec.workers)
+            least_work = std::min(least_work, compute_mean(w) + net::mean(w.update));
+        if (spec.sync == SyncKind::PsSync)
+            for (const auto& sv : spec.servers) server = std::max(server, net::mean(sv.update));
+        out.exposed_comm_s.assign(u(n), std::max(0.0, path - least_work - server));
         out.cycle_what = path > own ? what : "the slowest worker's compute and update";
         out.cycle_bound = out.cycle_s > 0 ? 1.0 / out.cycle_s : kNoBound;
         for (auto& row : d.rows()) {
@@ -498,6 +506,11 @@ Bounds training_bounds(const TrainingSpec& spec) {
         double slowest = 0;
         for (int j = 0; j < n; ++j) {
             const double c = own_cycle(spec, d, j, head);
+            double server = 0;
+            for (const auto& sv : spec.servers) server = std::max(server, net::mean(sv.update));
+            const auto& w = spec.workers[u(j)];
+            out.exposed_comm_s.push_back(
+                std::max(0.0, c - compute_mean(w) - net::mean(w.update) - server));
             slowest = std::max(slowest, c);
             cap[u(j)] = c > 0 ? 1.0 / c : kNoBound;
             for (const auto& row : d.rows())

@@ -37,9 +37,16 @@ struct Bounds {
     double cycle_s = 0;                    // lower bound of the mean step time (critical path)
     double cycle_bound = kNoBound;         // steps/s allowed by it
     std::string cycle_what;                // the path, in words
+    /// Per worker: the communication its step's critical path cannot hide — the path less the
+    /// least compute, update and (parameter server) shard update on it, at least 0.
+    std::vector<double> exposed_comm_s;
     double bound = kNoBound;               // the least of all: the asymptotic bound
     std::string binding;                   // name of the resource giving `bound`, or "cycle"
 };
+
+/// A worker's mean compute per step: its `compute` (or the Σ of its layers' forward and
+/// backward means) divided by its speed.
+double compute_mean_s(const training::WorkerSpec& w);
 
 /// Demands and bounds of `spec`, in closed form (no simulation; any number of workers):
 /// - a worker's compute and update (Σ means, compute divided by its speed);

@@ -84,6 +84,55 @@ std::string bottleneck_sentence(const Bounds& bounds, const std::vector<Resource
            " steps/s" + tail;
 }
 
+net::PetriNet with_worker_step_times(const net::PetriNet& net,
+                                     const training::TrainingSpec& spec) {
+    net::PetriNet out = net;
+    const net::Measure* steps = nullptr;
+    for (const auto& m : net.measures)
+        if (m.name == "steps_per_s") steps = &m;
+    if (!steps || steps->terms.size() != spec.workers.size()) return out;
+    for (std::size_t i = 0; i < spec.workers.size(); ++i) {
+        out.measures.push_back(net::Measure{"step_time." + spec.workers[i].name,
+                                            net::Measure::Kind::MeanInverseThroughput,
+                                            {{steps->terms[i].transition, 1.0}}, {}, "s",
+                                            steps->where});
+    }
+    return out;
+}
+
+std::vector<StepParts> step_breakdown(const training::TrainingSpec& spec, const Bounds& bounds,
+                                      const solver::SolveResult& result) {
+    std::map<std::string, const solver::MeasureEstimate*> by_name;
+    for (const auto& m : result.measures) by_name[m.name] = &m;
+    std::vector<StepParts> out;
+    StepParts all{"all"};
+    for (std::size_t i = 0; i < spec.workers.size(); ++i) {
+        const auto& w = spec.workers[i];
+        const auto it = by_name.find("step_time." + w.name);
+        if (it == by_name.end()) return {};
+        StepParts p{w.name, it->second->mean, it->second->ci_low, it->second->ci_high};
+        p.compute_s = compute_mean_s(w);
+        p.update_s = net::mean(w.update);
+        const double rest = std::max(0.0, p.step_s - p.compute_s - p.update_s);
+        const double exposed = i < bounds.exposed_comm_s.size() ? bounds.exposed_comm_s[i] : 0.0;
+        p.communication_s = std::min(rest, exposed);
+        p.waiting_s = rest - p.communication_s;
+        const double n = double(spec.workers.size());
+        all.step_s += p.step_s / n;
+        all.compute_s += p.compute_s / n;
+        all.update_s += p.update_s / n;
+        all.communication_s += p.communication_s / n;
+        all.waiting_s += p.waiting_s / n;
+        out.push_back(p);
+    }
+    if (const auto it = by_name.find("step_time"); it != by_name.end()) {
+        all.ci_low = it->second->ci_low;
+        all.ci_high = it->second->ci_high;
+    }
+    out.push_back(all);
+    return out;
+}
+
 namespace {
 
 /// The values to solve a param at: ± fraction, or the nearest other integers when `integral`.

@@ -34,6 +34,29 @@ std::vector<ResourceUse> rank_resources(const Bounds& bounds, const solver::Solv
 std::string bottleneck_sentence(const Bounds& bounds, const std::vector<ResourceUse>& ranked,
                                 double steps_per_s);
 
+/// A mean step in parts that sum to it: a worker's, or (worker "all") the mean over workers.
+struct StepParts {
+    std::string worker;
+    double step_s = 0, ci_low = 0, ci_high = 0;  // simulated
+    double compute_s = 0;        // its compute (forward + backward), mean
+    double communication_s = 0;  // exposed: the part of the critical path no compute hides
+    double waiting_s = 0;        // the rest: barrier, server, stragglers, contention
+    double update_s = 0;         // its local update, mean
+};
+
+/// `net` (the net of `spec`) with a measure `step_time.W` per worker appended: the mean time
+/// between two steps of W (the transitions of the measure steps_per_s, one per worker in
+/// order).
+net::PetriNet with_worker_step_times(const net::PetriNet& net, const training::TrainingSpec& spec);
+
+/// The step-time breakdown of every worker, then of all ("all", the mean over workers, with the
+/// interval of the measure step_time), from `result` of with_worker_step_times(). A worker's
+/// step T is split into its compute C and update U (their means: the busy time of util.W per
+/// step), the communication its critical path exposes (Bounds::exposed_comm_s, at most
+/// T − C − U) and waiting, the rest; the parts sum to T.
+std::vector<StepParts> step_breakdown(const training::TrainingSpec& spec, const Bounds& bounds,
+                                      const solver::SolveResult& result);
+
 /// The relative change of the first measure for param ± fraction.
 struct WhatIf {
     std::string param;

@@ -37,7 +37,7 @@ expect_rc 0 "explain --format json" -- "$SGDNET" explain "$ROOT/models/allreduce
     --set N=4 --seed 3 --format json
 cp "$tmp/out" "$tmp/ring.json"
 [ "$(wc -l <"$tmp/ring.json")" -eq 1 ] && ok "json is one line" || no "json is one line"
-grep -Eq '^\{"model":"allreduce_ring_coarse","measures":\[\{"name":"steps_per_s","mean":[^,]+,"ci_low":[^,]+,"ci_high":[^}]+\},.*\],"scheme":"allreduce_ring","workers":4,"bound":\{"steps_per_s":[^,]+,"binding":"[^"]+","cycle_s":[^,]+,"cycle_steps_per_s":[^,]+,"cycle":"[^"]+"\},"bottleneck":"bottleneck: [^"]+","resources":\[\{"name":"[^"]+","kind":"(link|compute|server|host)","what":"[^"]+","capacity":[^,]+,"demand_s":[^,]+,"bound_steps_per_s":[^,]+,"utilization":\{"mean":.*\],"what_if":\{"fraction":0.1,"params":\[\{"param":"bw",.*\}$' "$tmp/ring.json" \
+grep -Eq '^\{"model":"allreduce_ring_coarse","measures":\[\{"name":"steps_per_s","mean":[^,]+,"ci_low":[^,]+,"ci_high":[^}]+\},.*\],"scheme":"allreduce_ring","workers":4,"bound":\{"steps_per_s":[^,]+,"binding":"[^"]+","cycle_s":[^,]+,"cycle_steps_per_s":[^,]+,"cycle":"[^"]+"\},"bottleneck":"bottleneck: [^"]+","resources":\[\{"name":"[^"]+","kind":"(link|compute|server|host)","what":"[^"]+","capacity":[^,]+,"demand_s":[^,]+,"bound_steps_per_s":[^,]+,"utilization":\{"mean":.*\],"breakdown":\[\{"worker":"w\[0\]","step_s":[^,]+,"ci_low":[^,]+,"ci_high":[^,]+,"compute_s":[^,]+,"communication_s":[^,]+,"waiting_s":[^,]+,"update_s":[^}]+\},.*\{"worker":"all",[^]]*\],"what_if":\{"fraction":0.1,"params":\[\{"param":"bw",.*\}$' "$tmp/ring.json" \
     && ok "json shape" || { no "json shape"; head -c 600 "$tmp/ring.json"; echo; }
 steps=$(json_number mean "$tmp/ring.json")
 bound=$(grep -o '"bound":{"steps_per_s":[-0-9.eE+]*' "$tmp/ring.json" | cut -d: -f3)

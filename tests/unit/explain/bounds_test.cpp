@@ -205,3 +205,82 @@ TEST_CASE("net_activity: firings and mean tokens of an M/M/1 queue") {
     CHECK(a.places.front().name == "mm1.queue");
     CHECK(a.places.front().value == doctest::Approx(4.0).epsilon(0.1));
 }
+
+namespace {
+
+/// The breakdown of `spec`'s simulation; checks that every row's parts sum to its step.
+std::vector<explain::StepParts> breakdown(const compiler::TrainingSpec& spec) {
+    const Bounds b = explain::training_bounds(spec);
+    const auto r =
+        solver::simulate(explain::with_worker_step_times(lower(spec), spec), sim_options(0.002));
+    const auto parts = explain::step_breakdown(spec, b, r);
+    REQUIRE(parts.size() == spec.workers.size() + 1);
+    CHECK(parts.back().worker == "all");
+    for (const auto& p : parts) {
+        CAPTURE(p.worker);
+        const double sum = p.compute_s + p.communication_s + p.waiting_s + p.update_s;
+        CHECK(sum == doctest::Approx(p.step_s).epsilon(1e-12));
+        CHECK(p.ci_low <= p.step_s);
+        CHECK(p.step_s <= p.ci_high);
+    }
+    return parts;
+}
+
+void check_parts(const explain::StepParts& p, double compute, double comm, double wait,
+                 double update) {
+    CAPTURE(p.worker);
+    const double tol = 0.002 * (compute + comm + wait + update);
+    CHECK(std::fabs(p.compute_s - compute) <= tol);
+    CHECK(std::fabs(p.communication_s - comm) <= tol);
+    CHECK(std::fabs(p.waiting_s - wait) <= tol);
+    CHECK(std::fabs(p.update_s - update) <= tol);
+}
+
+}  // namespace
+
+// Deterministic ring: compute C, the 2(N−1) rounds exposed, no waiting, update U.
+TEST_CASE("breakdown: ring without overlap") {
+    const double c = 0.120, upd = 0.004, s = 44.7e6, bw = 1.25e9, l = 20e-6;
+    compiler::TrainingSpec spec = homogeneous(4, {net::Det{c}}, bw, l, {net::Det{upd}});
+    spec.sync = compiler::SyncKind::AllreduceRing;
+    spec.model_bytes = s;
+    const double comm = 6 * (s / (4 * bw) + 2 * l);
+    for (const auto& p : breakdown(spec)) check_parts(p, c, comm, 0, upd);
+}
+
+// With the coarse overlap φ = 0.5, the last h = φ·comm of the compute runs beside the rounds:
+// the step is C − h + comm + U, and the exposed communication comm − h.
+TEST_CASE("breakdown: ring with overlap hides h of the communication") {
+    const double c = 0.120, upd = 0.004, s = 44.7e6, bw = 1.25e9, l = 20e-6;
+    compiler::TrainingSpec spec = homogeneous(4, {net::Det{c}}, bw, l, {net::Det{upd}});
+    spec.sync = compiler::SyncKind::AllreduceRing;
+    spec.model_bytes = s;
+    spec.overlap_fraction = 0.5;
+    const double comm = 6 * (s / (4 * bw) + 2 * l);
+    const double h = 0.5 * comm;
+    for (const auto& p : breakdown(spec)) {
+        check_parts(p, c, comm - h, 0, upd);
+        CHECK(p.step_s == doctest::Approx(c - h + comm + upd).epsilon(0.002));
+    }
+}
+
+// ps_sync fair, deterministic: replies and pushes 2N·S/B + 2L exposed, the server's update is
+// waiting (the worker waits for the server).
+TEST_CASE("breakdown: ps_sync waits for the server's update") {
+    const double c = 0.050, upd = 0.003, s = 10e6, bw = 1.25e9, lw = 20e-6, ls = 30e-6;
+    const auto spec = ps_sync_coarse(4, c, upd, s, bw, lw, ls, compiler::SharingKind::Fair);
+    for (const auto& p : breakdown(spec)) check_parts(p, c, 8 * s / bw + 2 * (lw + ls), upd, 0);
+}
+
+// A straggler at half speed with free communication: the others wait C for it each step.
+TEST_CASE("breakdown: a straggler makes the others wait") {
+    compiler::TrainingSpec spec =
+        homogeneous(4, {net::Det{0.100}}, training::kInfiniteBandwidth, 0, {net::Det{0.010}});
+    spec.workers[2].speed = 0.5;
+    spec.sync = compiler::SyncKind::AllreduceRing;
+    spec.model_bytes = 1e6;
+    const auto parts = breakdown(spec);
+    check_parts(parts[0], 0.100, 0, 0.100, 0.010);
+    check_parts(parts[2], 0.200, 0, 0, 0.010);
+    check_parts(parts.back(), 0.125, 0, 0.075, 0.010);
+}
