@@ -99,6 +99,23 @@ void add_solve_options(CLI::App* cmd, RunArgs& a, bool with_set = true) {
         ->capture_default_str();
 }
 
+/// The `explain` subcommand: the run options, --format text|json and --what-if.
+CLI::App* add_explain(CLI::App& app, ExplainArgs& a) {
+    a.run.format = "text";
+    auto* explain = app.add_subcommand(
+        "explain", "Why a model runs as fast as it does: bounds, bottleneck, what-if (docs/explain.md)");
+    explain->add_option("FILE", a.run.file, "Model file (.sgdnet)")->required();
+    add_solve_options(explain, a.run);
+    explain->add_option("--format", a.run.format, "Output: text or json")
+        ->check(CLI::IsMember({"text", "json"}))
+        ->capture_default_str();
+    explain->add_option("--what-if", a.what_if,
+                        "Relative change of each param for the what-if table (0: none)")
+        ->check(CLI::Range(0.0, 0.9))
+        ->capture_default_str();
+    return explain;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -176,18 +193,7 @@ int main(int argc, char** argv) {
     merge->add_option("-o,--output", merge_args.output, "Write to this file (default stdout)");
 
     ExplainArgs explain_args;
-    explain_args.run.format = "text";
-    auto* explain = app.add_subcommand(
-        "explain", "Why a model runs as fast as it does: bounds, bottleneck, what-if (docs/explain.md)");
-    explain->add_option("FILE", explain_args.run.file, "Model file (.sgdnet)")->required();
-    add_solve_options(explain, explain_args.run);
-    explain->add_option("--format", explain_args.run.format, "Output: text or json")
-        ->check(CLI::IsMember({"text", "json"}))
-        ->capture_default_str();
-    explain->add_option("--what-if", explain_args.what_if,
-                        "Relative change of each param for the what-if table (0: none)")
-        ->check(CLI::Range(0.0, 0.9))
-        ->capture_default_str();
+    auto* explain = add_explain(app, explain_args);
 
     for (auto* sub : {check, compile, run, import_profile, sweep, merge, explain}) {
         sub->set_version_flag("--version", std::string("sgdnet ") + SGDNET_VERSION);
