@@ -361,6 +361,45 @@ double allreduce_path(const TrainingSpec& spec, const Demands& d, std::string& w
     return std::max(least(fwd) + all, least(comp) + chain.back()) + least(upd);
 }
 
+/// A parameter-server worker's own cycle through its NIC (coarse): all its pushes (the model,
+/// split over the K shards) leave through its uplink after its compute, and all the replies
+/// come back through its downlink. The last push ends S/bw_up after the compute at the
+/// earliest, then that shard's update and reply; the first reply cannot start before the first
+/// push arrived and was applied, and the last ends S/bw_down after it. Under fair sharing
+/// without per-message costs the K pushes start together and none ends before S/bw_up, so the
+/// two directions work one after the other.
+double ps_worker_path(const TrainingSpec& spec, const Demands& d, int i, double head) {
+    const int k = int(spec.servers.size());
+    const double bytes = step_bytes(spec), chunk = bytes / k;
+    double upd = kNoBound, push = kNoBound, pull = kNoBound, lat = kNoBound;
+    double bw_up = kNoBound, bw_down = kNoBound;
+    for (int s = 0; s < k; ++s) {
+        const int sn = d.server_node(s);
+        upd = std::min(upd, net::mean(spec.servers[u(s)].update));
+        push = std::min(push, d.message_time(i, sn, chunk));
+        pull = std::min(pull, d.message_time(sn, i, chunk));
+        const End a = d.end(i, sn, true), b = d.end(i, sn, false);
+        lat = std::min(lat, a.latency_s + d.end(sn, i, false).latency_s);
+        lat = std::min(lat, b.latency_s + d.end(sn, i, true).latency_s);
+        bw_up = std::min(bw_up, a.bandwidth_Bps);  // min: a lower bound of the uplink's time
+        bw_down = std::min(bw_down, b.bandwidth_Bps);
+    }
+    const double o = spec.message_overhead_s;
+    // With several directions (shards on the worker's host and elsewhere) the bytes split:
+    // fall back to one chunk per direction.
+    bool one_up = true, one_down = true;
+    for (int s = 1; s < k; ++s) {
+        one_up = one_up && d.end(i, d.server_node(s), true).dir == d.end(i, d.server_node(0), true).dir;
+        one_down = one_down && d.end(i, d.server_node(s), false).dir == d.end(i, d.server_node(0), false).dir;
+    }
+    const double up = (one_up ? bytes : chunk) / bw_up, down = (one_down ? bytes : chunk) / bw_down;
+    double path = std::max(head + o + up + lat + upd + pull, head + push + upd + o + down + lat);
+    const bool together = spec.sharing == training::SharingKind::Fair && o == 0 &&
+                          spec.comm_cpu_s_per_byte == 0 && spec.hosts.empty() && one_up && one_down;
+    if (together) path = std::max(path, head + up + lat + upd + down + lat);
+    return path;
+}
+
 /// ps_sync's critical path per shard s, from the end of its update: its replies, a worker's
 /// compute, the pushes, the next update. The replies all leave through s's uplink, so the last
 /// ends N·(S/K)/bw after the update; under fair sharing with no per-message cost they start
@@ -412,6 +451,13 @@ double ps_sync_path(const TrainingSpec& spec, const Demands& d, std::string& wha
             what = path_what;
         }
     }
+    for (int j = 0; j < n; ++j) {
+        const double path = ps_worker_path(spec, d, j, head[u(j)]);
+        if (path > best) {
+            best = path;
+            what = spec.workers[u(j)].name + "'s NIC: its pushes to every shard, then every shard's reply";
+        }
+    }
     return spec.granularity == training::Granularity::Coarse ? best : 0.0;
 }
 
@@ -439,7 +485,7 @@ double own_cycle(const TrainingSpec& spec, const Demands& d, int i, const std::v
         comm = std::max(comm, d.message_time(i, sn, chunk) + net::mean(spec.servers[u(s)].update) +
                                   d.message_time(sn, i, chunk));
     }
-    return std::max(work, head[u(i)] + comm);
+    return std::max({work, head[u(i)] + comm, ps_worker_path(spec, d, i, head[u(i)])});
 }
 
 /// The most a sum Σ x_w can be with x_w ≤ cap_w and Σ x_w·d_w ≤ capacity (fractional

@@ -36,6 +36,8 @@ FIXED_JOBS = {
     "examples/scaling/ps_sync.csv": "Sweep output of the synchronous parameter-server curve of the scaling figure.",
     "examples/scaling/ps_async.csv": "Sweep output of the asynchronous parameter-server curve of the scaling figure.",
     "examples/scaling/scaling.svg": "The scaling figure (gnuplot), shown by the README.",
+    "examples/scaling/breakdown.csv": "What breakdown.sh measured: steps/s, its bound and the mean step's parts per scheme and N.",
+    "examples/scaling/breakdown.svg": "The step-time breakdown figure (gnuplot, breakdown.gp), shown by the README.",
     "tests/examples/explain_ring_bottleneck.expected": "What `sgdnet explain examples/scaling/ring_bottleneck.sgdnet --seed 1` prints (tests/examples/explain_test.sh).",
     "examples/predict_from_profile/runs.jsonl": "Measured DDP runs (one JSON object per run) that the predictions are compared with.",
     ".clang-format": "Formatting rules (Google base, 4 spaces, 100 columns).",
