@@ -285,4 +285,31 @@ Status cmd_explain(const ExplainArgs& args, Context& ctx) {
     return Status::Ok;
 }
 
+bool add_explain_measures(sweep::CompiledSweep& sweep) {
+    std::vector<std::vector<std::string>> names;
+    for (std::size_t k = 0; k < sweep.nets.size(); ++k) {
+        compiler::CompileOptions o = sweep.plan.compile;
+        for (const auto& p : sweep::point_params(sweep.plan, k))
+            o.overrides.emplace_back(p.name, p.value.text);
+        compiler::Diagnostics diags;
+        const auto model = compiler::evaluate_file(sweep.plan.model_path, o, diags);
+        if (!model) {
+            std::cerr << diags.render();
+            return false;
+        }
+        if (model->training)
+            sweep.nets[k] = explain::with_explain_measures(sweep.nets[k], *model->training);
+        names.emplace_back();
+        for (const auto& m : sweep.nets[k].measures) names.back().push_back(m.name);
+    }
+    std::string error;
+    auto columns = sweep::sweep_measure_names(names, error);
+    if (!columns) {
+        std::cerr << "error: " << sweep.plan.model_path << ": " << error << "\n";
+        return false;
+    }
+    sweep.measure_names = std::move(*columns);
+    return true;
+}
+
 }  // namespace sgdnet::cli

@@ -114,11 +114,13 @@ std::optional<sweep::SweepPlan> make_plan(const SweepArgs& args) {
 
 /// Compiles every point, printing each point's diagnostics; prints the error and returns
 /// nullopt when one fails.
-std::optional<CompiledSweep> compile_plan(sweep::SweepPlan plan) {
+std::optional<CompiledSweep> compile_plan(sweep::SweepPlan plan, bool explain = false) {
     try {
-        return sweep::compile_sweep(std::move(plan), [](std::size_t, const auto& diags) {
+        auto compiled = sweep::compile_sweep(std::move(plan), [](std::size_t, const auto& diags) {
             std::cerr << diags.render();
         });
+        if (explain && !add_explain_measures(compiled)) return std::nullopt;
+        return compiled;
     } catch (const sweep::SweepError& e) {
         if (e.kind() != sweep::SweepError::Kind::Diagnostics) {
             std::cerr << "error: " << e.what() << "\n";
@@ -677,7 +679,7 @@ Status cmd_sweep_mpi(const SweepArgs& args, Context& ctx) {
     if (job.rank() != 0) std::cerr.rdbuf(nullptr);  // one copy of every message: rank 0's
     auto plan = make_plan(args);
     std::optional<CompiledSweep> compiled;
-    if (plan) compiled = compile_plan(std::move(*plan));
+    if (plan) compiled = compile_plan(std::move(*plan), args.explain);
     if (!job.all(compiled.has_value())) {
         if (compiled) {
             std::cerr << "error: the sweep does not compile on every rank (is " << args.run.file
@@ -714,7 +716,7 @@ Status cmd_sweep(const SweepArgs& args, Context& ctx) {
     auto plan = make_plan(args);
     if (!plan) return Status::InputError;
     // Compile every point up front: input errors surface before any solving.
-    const auto compiled = compile_plan(std::move(*plan));
+    const auto compiled = compile_plan(std::move(*plan), args.explain);
     if (!compiled) return Status::InputError;
     ctx.net = compiled->nets.front();
     return write_sweep(args, *compiled, run_with_sigint);

@@ -173,6 +173,7 @@ int main(int argc, char** argv) {
     sweep->add_option("--fix", sweep_args.run.sets, "Fixed override NAME=VALUE for every point")
         ->allow_extra_args(false);
     add_solve_options(sweep, sweep_args.run, /*with_set=*/false);
+    sweep->add_flag("--explain", sweep_args.explain, "Add bound and step-time columns (docs/explain.md)");
     sweep->add_flag("--zip", sweep_args.zip, "Pair the ranges element by element (not a grid)");
     sweep->add_option("-o,--output", sweep_args.output, "Write rows to this file (default stdout)");
     sweep->add_option("--plot", sweep_args.plot,

@@ -100,6 +100,29 @@ net::PetriNet with_worker_step_times(const net::PetriNet& net,
     return out;
 }
 
+net::PetriNet with_explain_measures(const net::PetriNet& net, const training::TrainingSpec& spec) {
+    net::PetriNet out = with_worker_step_times(net, spec);
+    const Bounds b = training_bounds(spec);
+    double compute = 0, update = 0, comm = 0;
+    const double n = double(spec.workers.size());
+    for (std::size_t i = 0; i < spec.workers.size(); ++i) {
+        compute += compute_mean_s(spec.workers[i]) / n;
+        update += net::mean(spec.workers[i].update) / n;
+        comm += (i < b.exposed_comm_s.size() ? b.exposed_comm_s[i] : 0.0) / n;
+    }
+    auto constant = [&](const std::string& name, double value, const std::string& unit) {
+        if (!std::isfinite(value)) return;
+        out.measures.push_back(net::Measure{name, net::Measure::Kind::TimeAverage, {},
+                                            net::MarkingExpr::constant(value), unit, spec.where});
+    };
+    constant("bound.steps_per_s", b.bound, "1/s");
+    constant("bound.cycle_steps_per_s", b.cycle_bound, "1/s");
+    constant("part.compute_s", compute, "s");
+    constant("part.update_s", update, "s");
+    constant("part.exposed_comm_s", comm, "s");
+    return out;
+}
+
 std::vector<StepParts> step_breakdown(const training::TrainingSpec& spec, const Bounds& bounds,
                                       const solver::SolveResult& result) {
     std::map<std::string, const solver::MeasureEstimate*> by_name;

@@ -49,6 +49,13 @@ struct StepParts {
 /// order).
 net::PetriNet with_worker_step_times(const net::PetriNet& net, const training::TrainingSpec& spec);
 
+/// with_worker_step_times(), plus the closed forms as constant measures (estimate = interval =
+/// the value), so that every row writer carries them (`sgdnet sweep --explain`):
+/// `bound.steps_per_s` (Bounds::bound), `bound.cycle_steps_per_s`, and the means over workers
+/// `part.compute_s`, `part.update_s`, `part.exposed_comm_s` (the critical path's exposed
+/// communication); waiting is `step_time` less the three.
+net::PetriNet with_explain_measures(const net::PetriNet& net, const training::TrainingSpec& spec);
+
 /// The step-time breakdown of every worker, then of all ("all", the mean over workers, with the
 /// interval of the measure step_time), from `result` of with_worker_step_times(). A worker's
 /// step T is split into its compute C and update U (their means: the busy time of util.W per

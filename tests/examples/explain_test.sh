@@ -61,6 +61,19 @@ grep -o '"param":"N",[^}]*' "$tmp/ring.json" >"$tmp/n"
 expect_rc 0 "run at N = 3" -- "$SGDNET" run "$ROOT/models/allreduce_ring_coarse.sgdnet" --set N=3 --seed 3 --format json
 same "$(json_number mean "$tmp/out")" "$(json_number low "$tmp/n")" && ok "what-if at N = 3 = run" || no "what-if at N = 3"
 
+# sweep --explain: bound and step-time columns beside the measures; the bound is at least the
+# simulated steps/s at every point, the compute part is the model's 105 ms.
+expect_rc 0 "sweep --explain" -- "$SGDNET" sweep "$ROOT/models/ps_sync_coarse.sgdnet" --set N=2..8:x2 --explain -q --precision 0.02
+head -1 "$tmp/out" | tr , '\n' >"$tmp/cols"
+for col in bound.steps_per_s bound.cycle_steps_per_s part.compute_s part.update_s part.exposed_comm_s 'step_time.w\[0\]' 'step_time.w\[7\]'; do
+    grep -qx "$col" "$tmp/cols" && ok "sweep --explain column $col" || no "sweep --explain column $col"
+done
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+         { if (!($(c["steps_per_s_ci_low"]) <= $(c["bound.steps_per_s"]) && $(c["part.compute_s"]) == 0.105)) bad++; n++ }
+         END { exit !(n == 3 && bad == 0) }' "$tmp/out" && ok "sweep --explain: bound >= steps/s at every point" || { no "sweep --explain rows"; cat "$tmp/out"; }
+expect_rc 0 "sweep without --explain" -- "$SGDNET" sweep "$ROOT/models/ps_sync_coarse.sgdnet" --set N=2 -q --precision 0.02
+head -1 "$tmp/out" | grep -q "bound\." && no "columns only with --explain" || ok "columns only with --explain"
+
 # A raw net: its transitions by firings/s and places by mean tokens.
 expect_rc 0 "explain of a raw net" -- "$SGDNET" explain "$ROOT/examples/mm1.sgdnet" --what-if 0
 grep -q '^model mm1: a net without a training system$' "$tmp/out" && ok "raw net header" || no "raw net header"
