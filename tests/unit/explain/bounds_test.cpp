@@ -284,3 +284,44 @@ TEST_CASE("breakdown: a straggler makes the others wait") {
     check_parts(parts[2], 0.200, 0, 0, 0.010);
     check_parts(parts.back(), 0.125, 0, 0.075, 0.010);
 }
+
+// what_if: a param moves by ± the fraction (an array size to the nearest other integers), a
+// param at 0 is skipped, and the values are those of a compile with the same --set pairs.
+TEST_CASE("what_if: moved values, integers, skipped params, ranking") {
+    const std::string text = R"(
+        param N = 4;
+        param C = 100 ms;
+        param unused = 0;
+        worker w[N] { compute = det(C); bandwidth = 1 Gbps; }
+        training { sync = allreduce_ring; model_bytes = 1 MB; }
+    )";
+    auto compile = [&](const std::vector<std::pair<std::string, std::string>>& extra)
+        -> std::optional<net::PetriNet> {
+        compiler::CompileOptions o;
+        o.overrides = extra;
+        compiler::Diagnostics diags;
+        return compiler::compile(text, "what_if.sgdnet", o, diags);
+    };
+    const std::vector<compiler::ParamValue> params{
+        {"N", 4, ""}, {"C", 0.1, "s"}, {"unused", 0, ""}};
+    const auto rows = explain::what_if(params, compile, sim_options(0.01), 0.1);
+    REQUIRE(rows.size() == 3);
+    // C sets the compute, most of the step: elasticity near −1; ranked first.
+    CHECK(rows[0].param == "C");
+    CHECK(rows[0].low_value == doctest::Approx(0.09));
+    CHECK(rows[0].high_value == doctest::Approx(0.11));
+    CHECK(rows[0].elasticity < -0.8);
+    CHECK(rows[0].change_low > 0);
+    const auto at = [&](double c) {
+        return solver::simulate(*compile({{"C", std::to_string(c) + " s"}}), sim_options(0.01))
+            .measures.front()
+            .mean;
+    };
+    CHECK(rows[0].low == doctest::Approx(at(0.09)).epsilon(1e-12));
+    CHECK(rows[1].param == "N");
+    CHECK(rows[1].low_value == 3);
+    CHECK(rows[1].high_value == 5);
+    CHECK(rows[1].skipped.empty());
+    CHECK(rows[2].param == "unused");
+    CHECK(rows[2].skipped == "it is 0");
+}
