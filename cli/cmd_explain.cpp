@@ -1,10 +1,11 @@
-// `sgdnet explain FILE`: solves a model and prints why it runs as fast as it does — closed-form bounds per resource beside simulated utilizations, the bottleneck, what-if sensitivities; for a raw net, its busiest transitions and places (docs/explain.md).
+// `sgdnet explain FILE`: solves a model and prints why it runs as fast as it does — closed-form
+// bounds per resource beside simulated utilizations, the bottleneck, what-if sensitivities; for a
+// raw net, its busiest transitions and places (docs/explain.md).
 #include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
@@ -21,12 +22,18 @@ constexpr std::size_t kTextRows = 12;  // rows of each ranked table in the text 
 
 const char* scheme_name(training::SyncKind k) {
     switch (k) {
-        case training::SyncKind::PsSync: return "ps_sync";
-        case training::SyncKind::PsAsync: return "ps_async";
-        case training::SyncKind::PsSsp: return "ps_ssp";
-        case training::SyncKind::AllreduceRing: return "allreduce_ring";
-        case training::SyncKind::AllreduceTree: return "allreduce_tree";
-        case training::SyncKind::Gossip: return "gossip";
+        case training::SyncKind::PsSync:
+            return "ps_sync";
+        case training::SyncKind::PsAsync:
+            return "ps_async";
+        case training::SyncKind::PsSsp:
+            return "ps_ssp";
+        case training::SyncKind::AllreduceRing:
+            return "allreduce_ring";
+        case training::SyncKind::AllreduceTree:
+            return "allreduce_tree";
+        case training::SyncKind::Gossip:
+            return "gossip";
     }
     return "?";
 }
@@ -73,16 +80,14 @@ void print_what_if(std::ostream& out, const Report& r) {
     out << pad("param", 22) << pad("value", 14, true) << pad("-change", 12, true)
         << pad("+change", 12, true) << pad("elasticity", 12, true) << "\n";
     for (const auto& w : r.what_if) {
-        out << w.param
-            << std::string(w.param.size() < 22 ? 22 - w.param.size() : 1, ' ')
+        out << w.param << std::string(w.param.size() < 22 ? 22 - w.param.size() : 1, ' ')
             << fmt("%14.6g", w.value);
         if (!w.skipped.empty()) {
             out << "  skipped: " << w.skipped << "\n";
             continue;
         }
-        out << pad(signed_pct(w.change_low), 12, true)
-            << pad(signed_pct(w.change_high), 12, true) << fmt("%12.3f", w.elasticity)
-            << "\n";
+        out << pad(signed_pct(w.change_low), 12, true) << pad(signed_pct(w.change_high), 12, true)
+            << fmt("%12.3f", w.elasticity) << "\n";
     }
 }
 
@@ -90,12 +95,13 @@ void print_training(std::ostream& out, const Report& r) {
     const auto& spec = *r.spec;
     const auto& steps = r.result.measures.front();
     out << "model " << r.model << ": " << scheme_name(spec.sync) << ", " << spec.workers.size()
-        << " workers" << (spec.servers.empty() ? "" : ", " + std::to_string(spec.servers.size()) + " servers")
+        << " workers"
+        << (spec.servers.empty() ? "" : ", " + std::to_string(spec.servers.size()) + " servers")
         << (spec.granularity == training::Granularity::Fine ? " (fine)" : " (coarse)") << "\n";
-    out << "steps_per_s " << g4(steps.mean) << " [" << g4(steps.ci_low) << ", "
-        << g4(steps.ci_high) << "] simulated; bound " << g4(r.bounds.bound) << " ("
-        << (r.bounds.binding == "cycle" ? std::string("critical path") : r.bounds.binding)
-        << "), " << pct(steps.mean / r.bounds.bound) << " of it\n";
+    out << "steps_per_s " << g4(steps.mean) << " [" << g4(steps.ci_low) << ", " << g4(steps.ci_high)
+        << "] simulated; bound " << g4(r.bounds.bound) << " ("
+        << (r.bounds.binding == "cycle" ? std::string("critical path") : r.bounds.binding) << "), "
+        << pct(steps.mean / r.bounds.bound) << " of it\n";
     out << r.bottleneck << "\n\n";
     out << pad("resource", 16) << pad("kind", 9) << pad("demand/step", 14, true)
         << pad("bound steps/s", 14, true) << pad("utilization", 13, true) << "   what\n";
@@ -105,7 +111,8 @@ void print_training(std::ostream& out, const Report& r) {
             out << "… " << r.resources.size() - kTextRows << " more (--format json lists all)\n";
             break;
         }
-        out << u.bound.name << std::string(u.bound.name.size() < 16 ? 16 - u.bound.name.size() : 1, ' ')
+        out << u.bound.name
+            << std::string(u.bound.name.size() < 16 ? 16 - u.bound.name.size() : 1, ' ')
             << pad(explain::to_string(u.bound.kind), 9) << fmt("%12.4g s", u.bound.demand_s)
             << fmt("%14.4g", u.bound.bound)
             << pad(u.utilization ? pct(u.utilization->mean) : "-", 13, true) << "   "
@@ -130,7 +137,8 @@ void print_breakdown(std::ostream& out, const Report& r) {
     row(r.breakdown.back());
     for (std::size_t k = 0; k + 1 < r.breakdown.size(); ++k) {
         if (k == kTextRows) {
-            out << "… " << r.breakdown.size() - 1 - kTextRows << " more (--format json lists all)\n";
+            out << "… " << r.breakdown.size() - 1 - kTextRows
+                << " more (--format json lists all)\n";
             break;
         }
         row(r.breakdown[k]);
@@ -141,8 +149,10 @@ void print_activity(std::ostream& out, const Report& r) {
     const auto& a = *r.activity;
     out << "model " << r.model << ": a net without a training system\n";
     for (const auto& m : r.result.measures)
-        out << m.name << " " << g4(m.mean) << " [" << g4(m.ci_low) << ", " << g4(m.ci_high) << "]\n";
-    auto table = [&](const char* title, const char* unit, const std::vector<explain::ElementActivity>& v) {
+        out << m.name << " " << g4(m.mean) << " [" << g4(m.ci_low) << ", " << g4(m.ci_high)
+            << "]\n";
+    auto table = [&](const char* title, const char* unit,
+                     const std::vector<explain::ElementActivity>& v) {
         out << "\n" << title << "\n";
         for (std::size_t k = 0; k < v.size(); ++k) {
             if (k == kTextRows) {
@@ -161,20 +171,26 @@ json to_json(const Report& r) {
     j["model"] = r.model;
     json measures = json::array();
     for (const auto& m : r.result.measures)
-        measures.push_back({{"name", m.name}, {"mean", m.mean}, {"ci_low", m.ci_low}, {"ci_high", m.ci_high}});
+        measures.push_back(
+            {{"name", m.name}, {"mean", m.mean}, {"ci_low", m.ci_low}, {"ci_high", m.ci_high}});
     j["measures"] = measures;
     if (r.spec) {
         j["scheme"] = scheme_name(r.spec->sync);
         j["workers"] = r.spec->workers.size();
-        j["bound"] = {{"steps_per_s", finite_or_null(r.bounds.bound)}, {"binding", r.bounds.binding},
-                      {"cycle_s", r.bounds.cycle_s}, {"cycle_steps_per_s", finite_or_null(r.bounds.cycle_bound)},
+        j["bound"] = {{"steps_per_s", finite_or_null(r.bounds.bound)},
+                      {"binding", r.bounds.binding},
+                      {"cycle_s", r.bounds.cycle_s},
+                      {"cycle_steps_per_s", finite_or_null(r.bounds.cycle_bound)},
                       {"cycle", r.bounds.cycle_what}};
         j["bottleneck"] = r.bottleneck;
         json res = json::array();
         for (const auto& u : r.resources) {
-            json x{{"name", u.bound.name}, {"kind", explain::to_string(u.bound.kind)},
-                   {"what", u.bound.what}, {"capacity", u.bound.capacity},
-                   {"demand_s", u.bound.demand_s}, {"bound_steps_per_s", finite_or_null(u.bound.bound)}};
+            json x{{"name", u.bound.name},
+                   {"kind", explain::to_string(u.bound.kind)},
+                   {"what", u.bound.what},
+                   {"capacity", u.bound.capacity},
+                   {"demand_s", u.bound.demand_s},
+                   {"bound_steps_per_s", finite_or_null(u.bound.bound)}};
             x["utilization"] = u.utilization ? json{{"mean", u.utilization->mean},
                                                     {"ci_low", u.utilization->ci_low},
                                                     {"ci_high", u.utilization->ci_high}}
@@ -184,9 +200,13 @@ json to_json(const Report& r) {
         j["resources"] = res;
         json parts = json::array();
         for (const auto& p : r.breakdown)
-            parts.push_back({{"worker", p.worker}, {"step_s", p.step_s}, {"ci_low", p.ci_low},
-                             {"ci_high", p.ci_high}, {"compute_s", p.compute_s},
-                             {"communication_s", p.communication_s}, {"waiting_s", p.waiting_s},
+            parts.push_back({{"worker", p.worker},
+                             {"step_s", p.step_s},
+                             {"ci_low", p.ci_low},
+                             {"ci_high", p.ci_high},
+                             {"compute_s", p.compute_s},
+                             {"communication_s", p.communication_s},
+                             {"waiting_s", p.waiting_s},
                              {"update_s", p.update_s}});
         j["breakdown"] = parts;
     }
@@ -194,7 +214,10 @@ json to_json(const Report& r) {
         auto list = [](const std::vector<explain::ElementActivity>& v) {
             json a = json::array();
             for (const auto& e : v)
-                a.push_back({{"name", e.name}, {"mean", e.value}, {"ci_low", e.ci_low}, {"ci_high", e.ci_high}});
+                a.push_back({{"name", e.name},
+                             {"mean", e.value},
+                             {"ci_low", e.ci_low},
+                             {"ci_high", e.ci_high}});
             return a;
         };
         j["transitions"] = list(r.activity->transitions);
@@ -204,9 +227,14 @@ json to_json(const Report& r) {
     for (const auto& w : r.what_if) {
         json x{{"param", w.param}, {"value", w.value}};
         if (w.skipped.empty()) {
-            x.update({{"low_value", w.low_value}, {"high_value", w.high_value}, {"low", w.low},
-                      {"base", w.base}, {"high", w.high}, {"change_low", w.change_low},
-                      {"change_high", w.change_high}, {"elasticity", w.elasticity}});
+            x.update({{"low_value", w.low_value},
+                      {"high_value", w.high_value},
+                      {"low", w.low},
+                      {"base", w.base},
+                      {"high", w.high},
+                      {"change_low", w.change_low},
+                      {"change_high", w.change_high},
+                      {"elasticity", w.elasticity}});
         } else {
             x["skipped"] = w.skipped;
         }
@@ -244,7 +272,8 @@ Status cmd_explain(const ExplainArgs& args, Context& ctx) {
         r.bounds = explain::training_bounds(*r.spec);
         r.breakdown = explain::step_breakdown(*r.spec, r.bounds, r.result);
         r.resources = explain::rank_resources(r.bounds, r.result);
-        r.bottleneck = explain::bottleneck_sentence(r.bounds, r.resources, r.result.measures.front().mean);
+        r.bottleneck =
+            explain::bottleneck_sentence(r.bounds, r.resources, r.result.measures.front().mean);
     } else {
         solve_options->solver = solver::SolverKind::Sim;
         r.activity = explain::net_activity(net, *solve_options);

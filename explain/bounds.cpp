@@ -1,4 +1,5 @@
-// Upper bounds on a training model's steps/s without simulation (bounds.hpp): per-resource demands of a step and the step's critical path.
+// Upper bounds on a training model's steps/s without simulation (bounds.hpp): per-resource demands
+// of a step and the step's critical path.
 //
 // A resource busy d seconds per step with capacity c allows at most c/d steps/s, whatever the
 // scheduling. Demands follow the nets of training/ (docs/training.md): the ring sends 2(N−1)
@@ -23,10 +24,14 @@ using training::TrainingSpec;
 
 const char* to_string(ResourceKind kind) {
     switch (kind) {
-        case ResourceKind::Compute: return "compute";
-        case ResourceKind::Link: return "link";
-        case ResourceKind::Server: return "server";
-        case ResourceKind::HostCores: return "host";
+        case ResourceKind::Compute:
+            return "compute";
+        case ResourceKind::Link:
+            return "link";
+        case ResourceKind::Server:
+            return "server";
+        case ResourceKind::HostCores:
+            return "host";
     }
     return "compute";
 }
@@ -44,10 +49,12 @@ struct End {
 
 /// Nodes (workers, then servers) and the demands of every resource per worker step.
 class Demands {
-public:
+  public:
     explicit Demands(const TrainingSpec& spec) : spec_(spec), n_(int(spec.workers.size())) {
-        for (const auto& w : spec.workers) nodes_.push_back({w.name, w.bandwidth_Bps, w.latency_s, w.host});
-        for (const auto& s : spec.servers) nodes_.push_back({s.name, s.bandwidth_Bps, s.latency_s, s.host});
+        for (const auto& w : spec.workers)
+            nodes_.push_back({w.name, w.bandwidth_Bps, w.latency_s, w.host});
+        for (const auto& s : spec.servers)
+            nodes_.push_back({s.name, s.bandwidth_Bps, s.latency_s, s.host});
     }
     int server_node(int s) const { return n_ + s; }
 
@@ -63,8 +70,7 @@ public:
                         h.latency_s};
             }
         }
-        return {std::isinf(a.bandwidth_Bps) ? "" : a.name + suffix, a.bandwidth_Bps,
-                a.latency_s};
+        return {std::isinf(a.bandwidth_Bps) ? "" : a.name + suffix, a.bandwidth_Bps, a.latency_s};
     }
 
     /// Least time of one message alone: overhead, transmission (or its CPU cost when larger)
@@ -78,7 +84,8 @@ public:
     }
 
     /// Least time of one message between `node` and a node on another host, both ends through
-    /// `node`'s NIC as seen from another host (the overlap heuristic's estimate for tree and gossip).
+    /// `node`'s NIC as seen from another host (the overlap heuristic's estimate for tree and
+    /// gossip).
     double remote_time(int node, double bytes) const {
         const Node& a = nodes_[u(node)];
         double bw = a.bandwidth_Bps, lat = a.latency_s;
@@ -115,8 +122,9 @@ public:
              double capacity = 1) {
         if (!(demand_s > 0)) return;
         auto [it, fresh] = index_.try_emplace(name, rows_.size());
-        if (fresh) rows_.push_back({ResourceBound{name, kind, describe(name, kind), capacity},
-                                    std::vector<double>(u(n_), 0.0)});
+        if (fresh)
+            rows_.push_back({ResourceBound{name, kind, describe(name, kind), capacity},
+                             std::vector<double>(u(n_), 0.0)});
         rows_[it->second].per_worker[u(w)] += demand_s;
     }
 
@@ -126,7 +134,7 @@ public:
     };
     std::vector<Row>& rows() { return rows_; }
 
-private:
+  private:
     struct Node {
         std::string name;
         double bandwidth_Bps;
@@ -135,10 +143,14 @@ private:
     };
     static std::string describe(const std::string& name, ResourceKind kind) {
         switch (kind) {
-            case ResourceKind::Compute: return name + "'s compute and update";
-            case ResourceKind::Server: return "server " + name + "'s updates";
-            case ResourceKind::HostCores: return "host " + name + "'s cores";
-            case ResourceKind::Link: break;
+            case ResourceKind::Compute:
+                return name + "'s compute and update";
+            case ResourceKind::Server:
+                return "server " + name + "'s updates";
+            case ResourceKind::HostCores:
+                return "host " + name + "'s cores";
+            case ResourceKind::Link:
+                break;
         }
         const bool up = name.size() > 3 && name.substr(name.size() - 3) == ".up";
         const std::string node = name.substr(0, name.rfind('.'));
@@ -276,13 +288,14 @@ double earliest_work(const TrainingSpec& spec) {
         var += compute_variance(w) + net::variance(w.update);
         bool same_layers = w.layers.size() == first.layers.size();
         for (std::size_t k = 0; same_layers && k < w.layers.size(); ++k)
-            same_layers = w.layers[k].fwd == first.layers[k].fwd && w.layers[k].bwd == first.layers[k].bwd;
+            same_layers =
+                w.layers[k].fwd == first.layers[k].fwd && w.layers[k].bwd == first.layers[k].bwd;
         identical = identical && w.compute == first.compute && same_layers &&
                     w.update == first.update && w.speed == first.speed;
     }
     const double n = double(spec.workers.size());
-    const double spread = identical ? std::sqrt(var / n) * (n - 1) / std::sqrt(2 * n - 1)
-                                    : std::sqrt(var);
+    const double spread =
+        identical ? std::sqrt(var / n) * (n - 1) / std::sqrt(2 * n - 1) : std::sqrt(var);
     return std::max(0.0, least - spread);
 }
 
@@ -301,8 +314,12 @@ double overlap_cut(const TrainingSpec& spec, const Demands& d, int i) {
         case SyncKind::AllreduceTree:
             comm = 2.0 * std::floor(std::log2(double(n))) * d.remote_time(i, bytes);
             break;
-        case SyncKind::Gossip: comm = n < 2 ? 0 : d.remote_time(i, bytes); break;
-        default: comm = 2.0 * d.message_time(i, d.server_node(0), bytes); break;
+        case SyncKind::Gossip:
+            comm = n < 2 ? 0 : d.remote_time(i, bytes);
+            break;
+        default:
+            comm = 2.0 * d.message_time(i, d.server_node(0), bytes);
+            break;
     }
     double bwd = 0;
     for (const auto& l : w.layers) bwd += net::mean(l.bwd) / w.speed;
@@ -355,7 +372,10 @@ double allreduce_path(const TrainingSpec& spec, const Demands& d, std::string& w
     if (spec.granularity == training::Granularity::Coarse)
         return least(heads(spec, d)) + chain.front() + least(upd);
     double sum = 0, longest = 0;
-    for (double c : chain) { sum += c; longest = std::max(longest, c); }
+    for (double c : chain) {
+        sum += c;
+        longest = std::max(longest, c);
+    }
     const double all = ring ? sum : longest;  // ring buckets go one after the other
     if (!spec.overlap) return least(comp) + all + least(upd);
     return std::max(least(fwd) + all, least(comp) + chain.back()) + least(upd);
@@ -389,8 +409,10 @@ double ps_worker_path(const TrainingSpec& spec, const Demands& d, int i, double 
     // fall back to one chunk per direction.
     bool one_up = true, one_down = true;
     for (int s = 1; s < k; ++s) {
-        one_up = one_up && d.end(i, d.server_node(s), true).dir == d.end(i, d.server_node(0), true).dir;
-        one_down = one_down && d.end(i, d.server_node(s), false).dir == d.end(i, d.server_node(0), false).dir;
+        one_up =
+            one_up && d.end(i, d.server_node(s), true).dir == d.end(i, d.server_node(0), true).dir;
+        one_down = one_down &&
+                   d.end(i, d.server_node(s), false).dir == d.end(i, d.server_node(0), false).dir;
     }
     const double up = (one_up ? bytes : chunk) / bw_up, down = (one_down ? bytes : chunk) / bw_down;
     double path = std::max(head + o + up + lat + upd + pull, head + push + upd + o + down + lat);
@@ -420,7 +442,8 @@ double ps_sync_path(const TrainingSpec& spec, const Demands& d, std::string& wha
             const double push = d.message_time(j, sn, chunk);
             round = std::min(round, d.message_time(sn, j, chunk) + head[u(j)] + push);
             after_reply = std::min(after_reply, head[u(j)] + push);
-            lat_down = std::min(lat_down, d.end(sn, j, true).latency_s + d.end(j, sn, false).latency_s);
+            lat_down =
+                std::min(lat_down, d.end(sn, j, true).latency_s + d.end(j, sn, false).latency_s);
             lat_up = std::min(lat_up, d.end(j, sn, true).latency_s + d.end(sn, j, false).latency_s);
             one_up = one_up && d.end(sn, j, true).dir == up0.dir;
             one_down = one_down && d.end(sn, j, false).dir == down0.dir;
@@ -437,12 +460,13 @@ double ps_sync_path(const TrainingSpec& spec, const Demands& d, std::string& wha
                 bool cut = false;  // the heuristic's head: no moment bound of it is kept
                 for (int j = 0; j < n; ++j) cut = cut || overlap_cut(spec, d, j) > 0;
                 const double work = cut ? 0.0 : earliest_work(spec);
-                const double both = upd + replies + lat_down + work +
-                                    n * chunk / down0.bandwidth_Bps + lat_up;
+                const double both =
+                    upd + replies + lat_down + work + n * chunk / down0.bandwidth_Bps + lat_up;
                 if (both > path) {
                     path = both;
-                    path_what = spec.servers[u(s)].name + "'s NIC: all replies on its uplink, then all "
-                           "pushes on its downlink (fair sharing), its update between";
+                    path_what = spec.servers[u(s)].name +
+                                "'s NIC: all replies on its uplink, then all "
+                                "pushes on its downlink (fair sharing), its update between";
                 }
             }
         }
@@ -455,7 +479,8 @@ double ps_sync_path(const TrainingSpec& spec, const Demands& d, std::string& wha
         const double path = ps_worker_path(spec, d, j, head[u(j)]);
         if (path > best) {
             best = path;
-            what = spec.workers[u(j)].name + "'s NIC: its pushes to every shard, then every shard's reply";
+            what = spec.workers[u(j)].name +
+                   "'s NIC: its pushes to every shard, then every shard's reply";
         }
     }
     return spec.granularity == training::Granularity::Coarse ? best : 0.0;
@@ -463,11 +488,13 @@ double ps_sync_path(const TrainingSpec& spec, const Demands& d, std::string& wha
 
 /// A worker's own step cycle in ps_async / ps_ssp / gossip: compute, its messages and the
 /// shards' updates of its gradient, in sequence.
-double own_cycle(const TrainingSpec& spec, const Demands& d, int i, const std::vector<double>& head) {
+double own_cycle(const TrainingSpec& spec, const Demands& d, int i,
+                 const std::vector<double>& head) {
     const auto& w = spec.workers[u(i)];
     const double h = training::parameter_server(spec.sync) ? overlap_cut(spec, d, i) : 0.0;
     const double work = compute_mean(w) + std::max(0.0, net::mean(w.update) - h);
-    if (spec.granularity == training::Granularity::Fine && spec.sync != SyncKind::Gossip) return work;
+    if (spec.granularity == training::Granularity::Fine && spec.sync != SyncKind::Gossip)
+        return work;
     const int n = int(spec.workers.size());
     double comm = 0;
     if (spec.sync == SyncKind::Gossip) {
@@ -572,8 +599,9 @@ Bounds training_bounds(const TrainingSpec& spec) {
             out.resources.push_back(row.r);
         }
     }
-    std::stable_sort(out.resources.begin(), out.resources.end(),
-                     [](const ResourceBound& a, const ResourceBound& b) { return a.bound < b.bound; });
+    std::stable_sort(
+        out.resources.begin(), out.resources.end(),
+        [](const ResourceBound& a, const ResourceBound& b) { return a.bound < b.bound; });
     out.bound = out.cycle_bound;
     out.binding = "cycle";
     if (!out.resources.empty() && out.resources.front().bound < out.bound) {

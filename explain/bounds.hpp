@@ -1,4 +1,5 @@
-// Upper bounds on a training model's steps/s without simulation: each resource's demand per step (compute, NIC directions, server shards, host cores) and the step's critical path.
+// Upper bounds on a training model's steps/s without simulation: each resource's demand per step
+// (compute, NIC directions, server shards, host cores) and the step's critical path.
 #pragma once
 
 #include <limits>
@@ -19,10 +20,10 @@ const char* to_string(ResourceKind kind);
 
 /// One resource of a training system and the steps/s it alone allows.
 struct ResourceBound {
-    std::string name;       // as in the measure `util.NAME`: `w[0]`, `w[0].up`, `ps[1].down`, `h[0]`
+    std::string name;  // as in the measure `util.NAME`: `w[0]`, `w[0].up`, `ps[1].down`, `h[0]`
     ResourceKind kind = ResourceKind::Compute;
-    std::string what;       // in words: "w[0]'s compute and update", "ps[0]'s NIC (downlink)"
-    double capacity = 1;    // busy seconds it can give per second (a host's cores, else 1)
+    std::string what;     // in words: "w[0]'s compute and update", "ps[0]'s NIC (downlink)"
+    double capacity = 1;  // busy seconds it can give per second (a host's cores, else 1)
     /// Busy seconds per unit of steps_per_s: per step of every worker for ps_sync and the
     /// all-reduces, per local step (workers stepping at equal rates) for ps_async, ps_ssp and
     /// gossip.
@@ -40,8 +41,8 @@ struct Bounds {
     /// Per worker: the communication its step's critical path cannot hide — the path less the
     /// least compute, update and (parameter server) shard update on it, at least 0.
     std::vector<double> exposed_comm_s;
-    double bound = kNoBound;               // the least of all: the asymptotic bound
-    std::string binding;                   // name of the resource giving `bound`, or "cycle"
+    double bound = kNoBound;  // the least of all: the asymptotic bound
+    std::string binding;      // name of the resource giving `bound`, or "cycle"
 };
 
 /// A worker's mean compute per step: its `compute` (or the Σ of its layers' forward and

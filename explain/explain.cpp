@@ -1,4 +1,5 @@
-// sgdnet explain's analyses of a solved model (explain.hpp): resources ranked by utilization, the bottleneck sentence, what-if sensitivities, the activity of a raw net's elements.
+// sgdnet explain's analyses of a solved model (explain.hpp): resources ranked by utilization, the
+// bottleneck sentence, what-if sensitivities, the activity of a raw net's elements.
 #include "explain/explain.hpp"
 
 #include <algorithm>
@@ -21,7 +22,8 @@ std::vector<ResourceUse> rank_resources(const Bounds& bounds, const solver::Solv
         out.push_back(std::move(use));
     }
     std::stable_sort(out.begin(), out.end(), [](const ResourceUse& a, const ResourceUse& b) {
-        if (a.utilization.has_value() != b.utilization.has_value()) return a.utilization.has_value();
+        if (a.utilization.has_value() != b.utilization.has_value())
+            return a.utilization.has_value();
         if (!a.utilization) return a.bound.bound < b.bound.bound;
         // Equal to 0.1% (the estimates' noise): the lesser bound first.
         const double ua = std::round(a.utilization->mean * 1000);
@@ -61,7 +63,8 @@ std::string bottleneck_sentence(const Bounds& bounds, const std::vector<Resource
     for (const auto& r : ranked)
         if (!binding || r.bound.bound < binding->bound.bound) binding = &r;
     if (binding && !(binding->bound.bound <= 1.05 * bounds.bound)) binding = nullptr;
-    const ResourceUse* busiest = ranked.empty() || !ranked.front().utilization ? nullptr : &ranked.front();
+    const ResourceUse* busiest =
+        ranked.empty() || !ranked.front().utilization ? nullptr : &ranked.front();
     const bool close = std::isfinite(bounds.bound) && steps_per_s >= 0.9 * bounds.bound;
     if (binding && steps_per_s >= 0.9 * binding->bound.bound)
         return "bottleneck: " + binding->bound.what + busy(*binding) + "; bound " +
@@ -84,8 +87,7 @@ std::string bottleneck_sentence(const Bounds& bounds, const std::vector<Resource
            " steps/s" + tail;
 }
 
-net::PetriNet with_worker_step_times(const net::PetriNet& net,
-                                     const training::TrainingSpec& spec) {
+net::PetriNet with_worker_step_times(const net::PetriNet& net, const training::TrainingSpec& spec) {
     net::PetriNet out = net;
     const net::Measure* steps = nullptr;
     for (const auto& m : net.measures)
@@ -94,7 +96,9 @@ net::PetriNet with_worker_step_times(const net::PetriNet& net,
     for (std::size_t i = 0; i < spec.workers.size(); ++i) {
         out.measures.push_back(net::Measure{"step_time." + spec.workers[i].name,
                                             net::Measure::Kind::MeanInverseThroughput,
-                                            {{steps->terms[i].transition, 1.0}}, {}, "s",
+                                            {{steps->terms[i].transition, 1.0}},
+                                            {},
+                                            "s",
                                             steps->where});
     }
     return out;
@@ -112,8 +116,12 @@ net::PetriNet with_explain_measures(const net::PetriNet& net, const training::Tr
     }
     auto constant = [&](const std::string& name, double value, const std::string& unit) {
         if (!std::isfinite(value)) return;
-        out.measures.push_back(net::Measure{name, net::Measure::Kind::TimeAverage, {},
-                                            net::MarkingExpr::constant(value), unit, spec.where});
+        out.measures.push_back(net::Measure{name,
+                                            net::Measure::Kind::TimeAverage,
+                                            {},
+                                            net::MarkingExpr::constant(value),
+                                            unit,
+                                            spec.where});
     };
     constant("bound.steps_per_s", b.bound, "1/s");
     constant("bound.cycle_steps_per_s", b.cycle_bound, "1/s");
@@ -173,11 +181,10 @@ std::string number_text(double v) {
 
 }  // namespace
 
-std::vector<WhatIf> what_if(
-    const std::vector<compiler::ParamValue>& params,
-    const std::function<std::optional<net::PetriNet>(
-        const std::vector<std::pair<std::string, std::string>>&)>& compile,
-    const solver::SolveOptions& options, double fraction) {
+std::vector<WhatIf> what_if(const std::vector<compiler::ParamValue>& params,
+                            const std::function<std::optional<net::PetriNet>(
+                                const std::vector<std::pair<std::string, std::string>>&)>& compile,
+                            const solver::SolveOptions& options, double fraction) {
     auto first = [&](const net::PetriNet& net) {
         return solver::simulate(net, options).measures.front().mean;
     };
@@ -207,7 +214,8 @@ std::vector<WhatIf> what_if(
             high = set(w.high_value);
             if (low && high) break;
         }
-        if (w.skipped.empty() && !(low && high)) w.skipped = "the model does not compile at ± the change";
+        if (w.skipped.empty() && !(low && high))
+            w.skipped = "the model does not compile at ± the change";
         if (!w.skipped.empty()) {
             out.push_back(w);
             continue;
@@ -230,13 +238,21 @@ NetActivity net_activity(const net::PetriNet& net, const solver::SolveOptions& o
     net::PetriNet copy = net;
     const std::size_t own = copy.measures.size();
     for (uint32_t t = 0; t < copy.transitions.size(); ++t) {
-        net::Measure m{"firings." + copy.transitions[t].name, net::Measure::Kind::Throughput,
-                       {{net::TransitionId{t}, 1.0}}, {}, "1/s", copy.transitions[t].where};
+        net::Measure m{"firings." + copy.transitions[t].name,
+                       net::Measure::Kind::Throughput,
+                       {{net::TransitionId{t}, 1.0}},
+                       {},
+                       "1/s",
+                       copy.transitions[t].where};
         copy.measures.push_back(std::move(m));
     }
     for (uint32_t p = 0; p < copy.places.size(); ++p) {
-        net::Measure m{"tokens." + copy.places[p].name, net::Measure::Kind::TimeAverage, {},
-                       net::MarkingExpr::tokens(p), "tokens", copy.places[p].where};
+        net::Measure m{"tokens." + copy.places[p].name,
+                       net::Measure::Kind::TimeAverage,
+                       {},
+                       net::MarkingExpr::tokens(p),
+                       "tokens",
+                       copy.places[p].where};
         copy.measures.push_back(std::move(m));
     }
     NetActivity out;
@@ -247,7 +263,9 @@ NetActivity net_activity(const net::PetriNet& net, const solver::SolveOptions& o
         const std::string name = m.name.substr(firing ? 8 : 7);
         (firing ? out.transitions : out.places).push_back({name, m.mean, m.ci_low, m.ci_high});
     }
-    auto by_value = [](const ElementActivity& a, const ElementActivity& b) { return a.value > b.value; };
+    auto by_value = [](const ElementActivity& a, const ElementActivity& b) {
+        return a.value > b.value;
+    };
     std::stable_sort(out.transitions.begin(), out.transitions.end(), by_value);
     std::stable_sort(out.places.begin(), out.places.end(), by_value);
     out.result.measures.resize(own);

@@ -1,4 +1,6 @@
-// sgdnet explain's analyses of a solved model: resources ranked by simulated utilization beside their bounds, the bottleneck in one sentence, what-if sensitivities of the params, and the busiest elements of a raw net.
+// sgdnet explain's analyses of a solved model: resources ranked by simulated utilization beside
+// their bounds, the bottleneck in one sentence, what-if sensitivities of the params, and the
+// busiest elements of a raw net.
 #pragma once
 
 #include <functional>
@@ -38,7 +40,7 @@ std::string bottleneck_sentence(const Bounds& bounds, const std::vector<Resource
 struct StepParts {
     std::string worker;
     double step_s = 0, ci_low = 0, ci_high = 0;  // simulated
-    double compute_s = 0;        // its compute (forward + backward), mean
+    double compute_s = 0;                        // its compute (forward + backward), mean
     double communication_s = 0;  // exposed: the part of the critical path no compute hides
     double waiting_s = 0;        // the rest: barrier, server, stragglers, contention
     double update_s = 0;         // its local update, mean
@@ -67,9 +69,9 @@ std::vector<StepParts> step_breakdown(const training::TrainingSpec& spec, const 
 /// The relative change of the first measure for param ± fraction.
 struct WhatIf {
     std::string param;
-    double value = 0;                  // canonical units
-    double low_value = 0, high_value = 0;  // the values solved (integers stay integers)
-    double low = 0, base = 0, high = 0;    // the first measure at each
+    double value = 0;                        // canonical units
+    double low_value = 0, high_value = 0;    // the values solved (integers stay integers)
+    double low = 0, base = 0, high = 0;      // the first measure at each
     double change_low = 0, change_high = 0;  // (low − base) / base, (high − base) / base
     /// (Δmeasure / measure) / (Δparam / param) over the two sides: +1 means proportional.
     double elasticity = 0;
@@ -81,11 +83,10 @@ struct WhatIf {
 /// estimate). `compile(overrides)` compiles the model with these `--set` pairs added to its
 /// own, or returns nullopt (e.g. an array size that must be an integer: the param then moves to
 /// the nearest other integers). Ranked by |elasticity|, largest first; skipped params last.
-std::vector<WhatIf> what_if(
-    const std::vector<compiler::ParamValue>& params,
-    const std::function<std::optional<net::PetriNet>(
-        const std::vector<std::pair<std::string, std::string>>&)>& compile,
-    const solver::SolveOptions& options, double fraction);
+std::vector<WhatIf> what_if(const std::vector<compiler::ParamValue>& params,
+                            const std::function<std::optional<net::PetriNet>(
+                                const std::vector<std::pair<std::string, std::string>>&)>& compile,
+                            const solver::SolveOptions& options, double fraction);
 
 /// A raw net's element and its steady-state activity.
 struct ElementActivity {

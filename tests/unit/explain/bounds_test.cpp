@@ -1,10 +1,13 @@
-// Unit tests of explain/bounds.hpp and explain/explain.hpp: demands and bounds against hand-derived closed forms, tight bounds where one resource saturates, the bottleneck sentence, what-if and a raw net's activity.
+// Unit tests of explain/bounds.hpp and explain/explain.hpp: demands and bounds against hand-derived
+// closed forms, tight bounds where one resource saturates, the bottleneck sentence, what-if and a
+// raw net's activity.
+#include "explain/bounds.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <string>
 
-#include "explain/bounds.hpp"
 #include "explain/explain.hpp"
 #include "tests/support/training_support.hpp"
 

@@ -1,4 +1,5 @@
-// The bounds of every ready-made training model (models/, examples/) at small N are at least the simulated steps/s: the lower end of its confidence interval never exceeds the bound.
+// The bounds of every ready-made training model (models/, examples/) at small N are at least the
+// simulated steps/s: the lower end of its confidence interval never exceeds the bound.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -17,8 +18,8 @@ namespace {
 std::vector<std::string> model_files() {
     std::vector<std::string> out;
     for (const char* dir : {"/models", "/examples"})
-        for (const auto& e : std::filesystem::recursive_directory_iterator(
-                 std::string(SGDNET_SOURCE_DIR) + dir))
+        for (const auto& e :
+             std::filesystem::recursive_directory_iterator(std::string(SGDNET_SOURCE_DIR) + dir))
             if (e.is_regular_file() && e.path().extension() == ".sgdnet") out.push_back(e.path());
     std::sort(out.begin(), out.end());
     return out;
