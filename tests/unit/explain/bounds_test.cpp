@@ -328,3 +328,30 @@ TEST_CASE("what_if: moved values, integers, skipped params, ranking") {
     CHECK(rows[2].param == "unused");
     CHECK(rows[2].skipped == "it is 0");
 }
+
+// The three forms of the sentence, on hand-made bounds and utilizations.
+TEST_CASE("bottleneck_sentence: a saturated resource, the critical path, nothing saturated") {
+    Bounds b;
+    b.cycle_bound = 10;
+    b.cycle_what = "compute, rounds, update";
+    b.bound = 10;
+    b.binding = "cycle";
+    explain::ResourceBound link{"w[0].up", ResourceKind::Link, "w[0]'s NIC (uplink)", 1, 0.098,
+                                10.2};
+    explain::ResourceBound cpu{"w[0]", ResourceKind::Compute, "w[0]'s compute and update", 1, 0.05,
+                               20};
+    b.resources = {link, cpu};
+    auto use = [](const explain::ResourceBound& r, double u) {
+        return explain::ResourceUse{r, solver::MeasureEstimate{"util." + r.name, u, u, u, ""}};
+    };
+    CHECK(explain::bottleneck_sentence(b, {use(link, 0.97), use(cpu, 0.49)}, 9.7) ==
+          "bottleneck: w[0]'s NIC (uplink), 97% busy; bound 10.2 steps/s (10 with the rest of the "
+          "step's critical path)");
+    b.resources.front().bound = link.bound = 30;
+    CHECK(explain::bottleneck_sentence(b, {use(cpu, 0.49), use(link, 0.33)}, 9.5) ==
+          "bottleneck: the step's critical path (compute, rounds, update); bound 10 steps/s; the "
+          "busiest resource is w[0]'s compute and update, 49% busy");
+    CHECK(explain::bottleneck_sentence(b, {use(cpu, 0.49), use(link, 0.33)}, 5) ==
+          "no resource saturates: 5 steps/s is 50% of the bound 10 steps/s; the busiest resource "
+          "is w[0]'s compute and update, 49% busy");
+}
