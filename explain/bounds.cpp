@@ -585,7 +585,9 @@ Bounds training_bounds(const TrainingSpec& spec) {
             out.exposed_comm_s.push_back(
                 std::max(0.0, c - compute_mean(w) - net::mean(w.update) - server));
             slowest = std::max(slowest, c);
-            cap[u(j)] = c > 0 ? 1.0 / c : kNoBound;
+            // A worker's rate is at most what each resource allows it alone (the cycle is a
+            // bound of its own, kept out of the resources' bounds).
+            cap[u(j)] = kNoBound;
             for (const auto& row : d.rows())
                 if (row.per_worker[u(j)] > 0)
                     cap[u(j)] = std::min(cap[u(j)], row.r.capacity / row.per_worker[u(j)]);

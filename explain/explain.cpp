@@ -63,6 +63,8 @@ std::string bottleneck_sentence(const Bounds& bounds, const std::vector<Resource
     for (const auto& r : ranked)
         if (!binding || r.bound.bound < binding->bound.bound) binding = &r;
     if (binding && !(binding->bound.bound <= 1.05 * bounds.bound)) binding = nullptr;
+    // A resource mostly idle is not what limits the model, whatever its bound says.
+    if (binding && binding->utilization && binding->utilization->mean < 0.8) binding = nullptr;
     const ResourceUse* busiest =
         ranked.empty() || !ranked.front().utilization ? nullptr : &ranked.front();
     const bool close = std::isfinite(bounds.bound) && steps_per_s >= 0.9 * bounds.bound;
@@ -81,6 +83,10 @@ std::string bottleneck_sentence(const Bounds& bounds, const std::vector<Resource
     if (close)
         return "bottleneck: the step's critical path (" + bounds.cycle_what + "); bound " +
                sig3(bounds.bound) + " steps/s" + tail;
+    if (busiest && busiest->utilization->mean >= 0.95)
+        return "bottleneck: " + busiest->bound.what + busy(*busiest) + "; " + sig3(steps_per_s) +
+               " steps/s is " + percent(steps_per_s / busiest->bound.bound) + " of its bound " +
+               sig3(busiest->bound.bound) + " steps/s (busy but not at full rate)";
     if (!std::isfinite(bounds.bound)) return "no resource bounds steps/s" + tail;
     return "no resource saturates: " + sig3(steps_per_s) + " steps/s is " +
            percent(steps_per_s / bounds.bound) + " of the bound " + sig3(bounds.bound) +

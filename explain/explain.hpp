@@ -29,10 +29,12 @@ std::vector<ResourceUse> rank_resources(const Bounds& bounds, const solver::Solv
 
 /// One sentence naming what limits steps/s, e.g. "bottleneck: ps[0]'s NIC (downlink), 98%
 /// busy; bound 12.4 steps/s". `steps_per_s` is the simulated value. The resource of least bound
-/// when that bound is within 5% of the overall bound and the model runs at ≥ 90% of it; else,
+/// when that bound is within 5% of the overall bound, the model runs at ≥ 90% of it and the
+/// resource is ≥ 80% busy (when its utilization is known); else,
 /// when the model runs at ≥ 90% of the overall bound (the critical path), the busiest resource
 /// if it is ≥ 90% busy ("…, in sequence with the rest of the step's critical path (…)"), or the
-/// path itself; otherwise that no resource saturates. The last two name the busiest resource.
+/// path itself; else the busiest resource if it is ≥ 95% busy, with the share of its bound the
+/// model reaches; otherwise that no resource saturates. Cases 2–4 name the busiest resource.
 std::string bottleneck_sentence(const Bounds& bounds, const std::vector<ResourceUse>& ranked,
                                 double steps_per_s);
 

@@ -330,7 +330,7 @@ TEST_CASE("what_if: moved values, integers, skipped params, ranking") {
 }
 
 // The three forms of the sentence, on hand-made bounds and utilizations.
-TEST_CASE("bottleneck_sentence: a saturated resource, the critical path, nothing saturated") {
+TEST_CASE("bottleneck_sentence: a saturated resource, the critical path, a busy resource, none") {
     Bounds b;
     b.cycle_bound = 10;
     b.cycle_what = "compute, rounds, update";
@@ -354,4 +354,7 @@ TEST_CASE("bottleneck_sentence: a saturated resource, the critical path, nothing
     CHECK(explain::bottleneck_sentence(b, {use(cpu, 0.49), use(link, 0.33)}, 5) ==
           "no resource saturates: 5 steps/s is 50% of the bound 10 steps/s; the busiest resource "
           "is w[0]'s compute and update, 49% busy");
+    CHECK(explain::bottleneck_sentence(b, {use(link, 0.99), use(cpu, 0.49)}, 6) ==
+          "bottleneck: w[0]'s NIC (uplink), 99% busy; 6 steps/s is 20% of its bound 30 steps/s "
+          "(busy but not at full rate)");
 }
