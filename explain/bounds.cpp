@@ -122,17 +122,38 @@ class Demands {
              double capacity = 1) {
         if (!(demand_s > 0)) return;
         auto [it, fresh] = index_.try_emplace(name, rows_.size());
-        if (fresh)
-            rows_.push_back({ResourceBound{name, kind, describe(name, kind), capacity},
-                             std::vector<double>(u(n_), 0.0)});
-        rows_[it->second].per_worker[u(w)] += demand_s;
+        if (fresh) rows_.push_back({ResourceBound{name, kind, describe(name, kind), capacity}, {}});
+        auto& entries = rows_[it->second].per_worker;
+        if (!entries.empty() && entries.back().first == w) {
+            entries.back().second += demand_s;
+        } else {
+            entries.emplace_back(w, demand_s);
+        }
     }
 
+    /// A resource and its demand per step of each worker that uses it (sparse: most resources
+    /// serve one or two workers, and N may be large).
     struct Row {
         ResourceBound r;
-        std::vector<double> per_worker;  // busy seconds per step of each worker
+        std::vector<std::pair<int, double>> per_worker;  // (worker, busy seconds per its step)
     };
-    std::vector<Row>& rows() { return rows_; }
+    /// The rows, each worker at most once per row.
+    std::vector<Row>& rows() {
+        for (auto& row : rows_) {
+            auto& e = row.per_worker;
+            std::sort(e.begin(), e.end());
+            std::vector<std::pair<int, double>> merged;
+            for (const auto& x : e) {
+                if (!merged.empty() && merged.back().first == x.first) {
+                    merged.back().second += x.second;
+                } else {
+                    merged.push_back(x);
+                }
+            }
+            e = std::move(merged);
+        }
+        return rows_;
+    }
 
   private:
     struct Node {
@@ -516,18 +537,17 @@ double own_cycle(const TrainingSpec& spec, const Demands& d, int i,
 }
 
 /// The most a sum Σ x_w can be with x_w ≤ cap_w and Σ x_w·d_w ≤ capacity (fractional
-/// knapsack: the workers with the least demand first).
-double knapsack(const std::vector<double>& per_worker, const std::vector<double>& cap,
-                double capacity) {
-    std::vector<std::size_t> order(per_worker.size());
-    for (std::size_t j = 0; j < order.size(); ++j) order[j] = j;
-    std::sort(order.begin(), order.end(),
-              [&](std::size_t a, std::size_t b) { return per_worker[a] < per_worker[b]; });
-    double total = 0, left = capacity;
-    for (std::size_t j : order) {
-        const double x = per_worker[j] > 0 ? std::min(cap[j], left / per_worker[j]) : cap[j];
-        total += x;
-        left -= x * per_worker[j];
+/// knapsack: the workers with the least demand first). `per_worker` lists the workers with
+/// d_w > 0; the others add their whole cap (`all_caps` is Σ cap_w over every worker).
+double knapsack(std::vector<std::pair<int, double>> per_worker, const std::vector<double>& cap,
+                double all_caps, double capacity) {
+    std::sort(per_worker.begin(), per_worker.end(),
+              [](const auto& a, const auto& b) { return a.second < b.second; });
+    double total = all_caps, left = capacity;
+    for (const auto& [j, d] : per_worker) {
+        const double x = std::min(cap[u(j)], left / d);
+        total += x - cap[u(j)];
+        left -= x * d;
     }
     return total;
 }
@@ -550,7 +570,7 @@ Bounds training_bounds(const TrainingSpec& spec) {
         double own = 0;
         for (const auto& row : d.rows())
             if (row.r.kind == ResourceKind::Compute)
-                for (double x : row.per_worker) own = std::max(own, x);
+                for (const auto& x : row.per_worker) own = std::max(own, x.second);
         std::string what;
         double path = 0;
         if (spec.sync == SyncKind::PsSync) {
@@ -569,7 +589,7 @@ Bounds training_bounds(const TrainingSpec& spec) {
         out.cycle_what = path > own ? what : "the slowest worker's compute and update";
         out.cycle_bound = out.cycle_s > 0 ? 1.0 / out.cycle_s : kNoBound;
         for (auto& row : d.rows()) {
-            for (double x : row.per_worker) row.r.demand_s += x;
+            for (const auto& x : row.per_worker) row.r.demand_s += x.second;
             row.r.bound = row.r.capacity / row.r.demand_s;
             out.resources.push_back(row.r);
         }
@@ -585,19 +605,21 @@ Bounds training_bounds(const TrainingSpec& spec) {
             out.exposed_comm_s.push_back(
                 std::max(0.0, c - compute_mean(w) - net::mean(w.update) - server));
             slowest = std::max(slowest, c);
-            // A worker's rate is at most what each resource allows it alone (the cycle is a
-            // bound of its own, kept out of the resources' bounds).
-            cap[u(j)] = kNoBound;
-            for (const auto& row : d.rows())
-                if (row.per_worker[u(j)] > 0)
-                    cap[u(j)] = std::min(cap[u(j)], row.r.capacity / row.per_worker[u(j)]);
             out.cycle_bound += c > 0 ? 1.0 / c : kNoBound;
         }
+        // A worker's rate is at most what each resource allows it alone (the cycle is a bound
+        // of its own, kept out of the resources' bounds).
+        std::fill(cap.begin(), cap.end(), kNoBound);
+        for (const auto& row : d.rows())
+            for (const auto& [j, x] : row.per_worker)
+                cap[u(j)] = std::min(cap[u(j)], row.r.capacity / x);
+        double all_caps = 0;
+        for (double c : cap) all_caps += c;
         out.cycle_s = slowest;
         out.cycle_what = "each worker's own step: compute, its messages and updates in sequence";
         for (auto& row : d.rows()) {
-            for (double x : row.per_worker) row.r.demand_s += x / n;
-            row.r.bound = knapsack(row.per_worker, cap, row.r.capacity);
+            for (const auto& x : row.per_worker) row.r.demand_s += x.second / n;
+            row.r.bound = knapsack(row.per_worker, cap, all_caps, row.r.capacity);
             out.resources.push_back(row.r);
         }
     }

@@ -358,3 +358,29 @@ TEST_CASE("bottleneck_sentence: a saturated resource, the critical path, a busy 
           "bottleneck: w[0]'s NIC (uplink), 99% busy; 6 steps/s is 20% of its bound 30 steps/s "
           "(busy but not at full rate)");
 }
+
+// The bounds need no net: 100,000 workers take a moment (demands are kept per worker that uses
+// a resource, not per worker and resource).
+TEST_CASE("bounds at N = 100,000: ring links and ps_sync shard NICs in closed form") {
+    const int n = 100000;
+    const double s = 100e6, bw = 1.25e9;
+    compiler::TrainingSpec ring = homogeneous(n, {net::Det{0.1}}, bw, 10e-6);
+    ring.sync = compiler::SyncKind::AllreduceRing;
+    ring.model_bytes = s;
+    const Bounds r = explain::training_bounds(ring);
+    CHECK(resource(r, "w[99999].up").demand_s ==
+          doctest::Approx(2.0 * (n - 1) * s / (n * bw)).epsilon(1e-12));
+    CHECK(r.cycle_s == doctest::Approx(0.1 + 2.0 * (n - 1) * (s / (n * bw) + 20e-6)));
+
+    compiler::TrainingSpec ps = homogeneous(n, {net::Det{0.1}}, bw, 0);
+    for (int k = 0; k < 8; ++k)
+        ps.servers.push_back(
+            compiler::ServerSpec{"ps[" + std::to_string(k) + "]", {net::Det{0.01}}, 4 * bw, 0, {}});
+    ps.sync = compiler::SyncKind::PsSync;
+    ps.model_bytes = s;
+    const Bounds p = explain::training_bounds(ps);
+    const double nic = n * (s / 8) / (4 * bw);  // one direction of a shard per step
+    CHECK(resource(p, "ps[3].down").demand_s == doctest::Approx(nic));
+    CHECK(p.cycle_s == doctest::Approx(0.01 + 2 * nic + 0.1));  // fair: replies, compute, pushes
+    CHECK(p.bound == doctest::Approx(1 / p.cycle_s));
+}
