@@ -3,6 +3,7 @@
 // raw net, its busiest transitions and places (docs/explain.md).
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -93,15 +94,21 @@ void print_what_if(std::ostream& out, const Report& r) {
 
 void print_training(std::ostream& out, const Report& r) {
     const auto& spec = *r.spec;
-    const auto& steps = r.result.measures.front();
     out << "model " << r.model << ": " << scheme_name(spec.sync) << ", " << spec.workers.size()
         << " workers"
         << (spec.servers.empty() ? "" : ", " + std::to_string(spec.servers.size()) + " servers")
         << (spec.granularity == training::Granularity::Fine ? " (fine)" : " (coarse)") << "\n";
-    out << "steps_per_s " << g4(steps.mean) << " [" << g4(steps.ci_low) << ", " << g4(steps.ci_high)
-        << "] simulated; bound " << g4(r.bounds.bound) << " ("
-        << (r.bounds.binding == "cycle" ? std::string("critical path") : r.bounds.binding) << "), "
-        << pct(steps.mean / r.bounds.bound) << " of it\n";
+    const std::string binding =
+        r.bounds.binding == "cycle" ? std::string("critical path") : r.bounds.binding;
+    if (r.result.measures.empty()) {
+        out << "steps_per_s bound " << g4(r.bounds.bound) << " (" << binding
+            << "); not simulated (--bounds-only)\n";
+    } else {
+        const auto& steps = r.result.measures.front();
+        out << "steps_per_s " << g4(steps.mean) << " [" << g4(steps.ci_low) << ", "
+            << g4(steps.ci_high) << "] simulated; bound " << g4(r.bounds.bound) << " (" << binding
+            << "), " << pct(steps.mean / r.bounds.bound) << " of it\n";
+    }
     out << r.bottleneck << "\n\n";
     out << pad("resource", 16) << pad("kind", 9) << pad("demand/step", 14, true)
         << pad("bound steps/s", 14, true) << pad("utilization", 13, true) << "   what\n";
@@ -244,12 +251,44 @@ json to_json(const Report& r) {
     return j;
 }
 
+/// --bounds-only: the closed forms alone, without building or solving the net (any N).
+Status explain_bounds_only(const ExplainArgs& args, const compiler::CompileOptions& options) {
+    compiler::Diagnostics diags;
+    const auto model = compiler::evaluate_file(args.run.file, options, diags);
+    std::cerr << diags.render();
+    if (!model) return Status::InputError;
+    if (!model->training) {
+        std::cerr << "error: " << args.run.file
+                  << ": --bounds-only needs a training system (workers and a training block)\n";
+        return Status::InputError;
+    }
+    Report r;
+    r.model = std::filesystem::path(args.run.file).stem().string();
+    r.spec = model->training;
+    r.bounds = explain::training_bounds(*r.spec);
+    r.resources = explain::rank_resources(r.bounds, r.result);
+    const bool cycle = r.bounds.binding == "cycle" || r.resources.empty();
+    r.bottleneck = "limit: " +
+                   (cycle ? "the step's critical path (" + r.bounds.cycle_what + ")"
+                          : r.resources.front().bound.what) +
+                   "; bound " + g4(r.bounds.bound) + " steps/s";
+    if (args.run.format == "json") {
+        std::cout << to_json(r).dump() << "\n";
+    } else {
+        std::ostringstream out;
+        print_training(out, r);
+        std::cout << out.str();
+    }
+    return Status::Ok;
+}
+
 }  // namespace
 
 Status cmd_explain(const ExplainArgs& args, Context& ctx) {
     const RunArgs& run = args.run;
     const auto compile_options = make_compile_options(run.sets, run.granularity);
     if (!compile_options) return Status::InputError;
+    if (args.bounds_only) return explain_bounds_only(args, *compile_options);
     auto solve_options = make_solve_options(run);
     if (!solve_options) return Status::InputError;
     ctx.net = compile_and_report(run.file, *compile_options);

@@ -83,6 +83,7 @@ struct MergeArgs {
 struct ExplainArgs {
     RunArgs run;
     double what_if = 0.1;  // ± this fraction of each param; 0: no what-if table
+    bool bounds_only = false;  // the closed forms alone: no net, no simulation
 };
 
 struct ImportProfileArgs {

@@ -113,6 +113,8 @@ CLI::App* add_explain(CLI::App& app, ExplainArgs& a) {
                         "Relative change of each param for the what-if table (0: none)")
         ->check(CLI::Range(0.0, 0.9))
         ->capture_default_str();
+    explain->add_flag("--bounds-only", a.bounds_only,
+                      "Only the closed-form bounds: no net is built or solved (any N)");
     return explain;
 }
 

@@ -74,6 +74,17 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 expect_rc 0 "sweep without --explain" -- "$SGDNET" sweep "$ROOT/models/ps_sync_coarse.sgdnet" --set N=2 -q --precision 0.02
 head -1 "$tmp/out" | grep -q "bound\." && no "columns only with --explain" || ok "columns only with --explain"
 
+# --bounds-only: the closed forms at any N, no net built: ps_sync at 100,000 workers, where each
+# shard NIC moves N × 51.114 MB each way at 25 Gbps (1636 s per step and direction).
+expect_rc 0 "--bounds-only at N = 100000" -- "$SGDNET" explain "$ROOT/models/ps_sync_coarse.sgdnet" --set N=100000 --bounds-only
+grep -q '^model ps_sync_coarse: ps_sync, 100000 workers, 2 servers (coarse)$' "$tmp/out" && ok "--bounds-only header" || { no "--bounds-only header"; cat "$tmp/out"; }
+grep -q '^steps_per_s bound 0.0003057 (critical path); not simulated (--bounds-only)$' "$tmp/out" && ok "--bounds-only bound" || { no "--bounds-only bound"; head -3 "$tmp/out"; }
+grep -Eq '^ps\[0\]\.down +link +1636 s +0\.0006114 +- ' "$tmp/out" && ok "--bounds-only shard NIC row" || { no "--bounds-only shard NIC row"; head -8 "$tmp/out"; }
+expect_rc 0 "--bounds-only --format json" -- "$SGDNET" explain "$ROOT/models/allreduce_ring_coarse.sgdnet" --set N=4 --bounds-only --format json
+grep -Eq '^\{"model":"allreduce_ring_coarse","measures":\[\],.*"utilization":null.*"breakdown":\[\]' "$tmp/out" && ok "--bounds-only json: no measures, no utilizations" || { no "--bounds-only json"; head -c 400 "$tmp/out"; }
+expect_rc 2 "--bounds-only of a raw net" -- "$SGDNET" explain "$ROOT/examples/mm1.sgdnet" --bounds-only
+grep -q "needs a training system" "$tmp/err" && ok "--bounds-only says why" || no "--bounds-only says why"
+
 # A raw net: its transitions by firings/s and places by mean tokens.
 expect_rc 0 "explain of a raw net" -- "$SGDNET" explain "$ROOT/examples/mm1.sgdnet" --what-if 0
 grep -q '^model mm1: a net without a training system$' "$tmp/out" && ok "raw net header" || no "raw net header"
