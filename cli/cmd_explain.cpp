@@ -309,7 +309,7 @@ Status cmd_explain(const ExplainArgs& args, Context& ctx) {
     if (r.spec) {
         r.result = solver::solve(explain::with_worker_step_times(net, *r.spec), *solve_options);
         r.bounds = explain::training_bounds(*r.spec);
-        r.breakdown = explain::step_breakdown(*r.spec, r.bounds, r.result);
+        r.breakdown = explain::step_breakdown(*r.spec, r.result);
         r.resources = explain::rank_resources(r.bounds, r.result);
         r.bottleneck =
             explain::bottleneck_sentence(r.bounds, r.resources, r.result.measures.front().mean);

@@ -93,19 +93,79 @@ std::string bottleneck_sentence(const Bounds& bounds, const std::vector<Resource
            " steps/s" + tail;
 }
 
+namespace {
+
+using net::ExprOp;
+using net::MarkingExpr;
+
+/// `a` then `b` then `op`: the postfix program of `a op b`.
+MarkingExpr binary(MarkingExpr a, const MarkingExpr& b, ExprOp::Code op) {
+    a.code.insert(a.code.end(), b.code.begin(), b.code.end());
+    a.code.push_back(ExprOp{op, 0, 0});
+    return a;
+}
+
+/// 1 while `t` is enabled (every input holds its multiplicity, no inhibitor reached): for a
+/// timed transition, while its work is in progress.
+MarkingExpr enabled(const net::Transition& t) {
+    MarkingExpr e = MarkingExpr::constant(1);
+    auto tokens_vs = [](uint32_t place, uint32_t m, ExprOp::Code op) {
+        return binary(MarkingExpr::tokens(place), MarkingExpr::constant(m), op);
+    };
+    for (const auto& a : t.inputs)
+        e = binary(e, tokens_vs(a.place.value, a.multiplicity, ExprOp::Code::Ge),
+                   ExprOp::Code::And);
+    for (const auto& a : t.inhibitors)
+        e = binary(e, tokens_vs(a.place.value, a.multiplicity, ExprOp::Code::Lt),
+                   ExprOp::Code::And);
+    return e;
+}
+
+/// 1 while some part of the measure `m` is active: a time average's own condition (a fair
+/// direction's `active > 0`, a fifo one's `1 − free`), or some transition of a throughput
+/// measure (a worker's jobs, an exclusive direction's transmissions) in progress.
+MarkingExpr active(const net::PetriNet& net, const net::Measure& m) {
+    if (m.kind == net::Measure::Kind::TimeAverage) return m.expr;
+    MarkingExpr e = MarkingExpr::constant(0);
+    for (const auto& term : m.terms)
+        e = binary(e, enabled(net.transition(term.transition)), ExprOp::Code::Or);
+    return e;
+}
+
+}  // namespace
+
 net::PetriNet with_worker_step_times(const net::PetriNet& net, const training::TrainingSpec& spec) {
     net::PetriNet out = net;
-    const net::Measure* steps = nullptr;
-    for (const auto& m : net.measures)
-        if (m.name == "steps_per_s") steps = &m;
-    if (!steps || steps->terms.size() != spec.workers.size()) return out;
+    std::map<std::string, const net::Measure*> by_name;
+    for (const auto& m : net.measures) by_name[m.name] = &m;
+    const auto steps = by_name.find("steps_per_s");
+    if (steps == by_name.end() || steps->second->terms.size() != spec.workers.size()) return out;
     for (std::size_t i = 0; i < spec.workers.size(); ++i) {
-        out.measures.push_back(net::Measure{"step_time." + spec.workers[i].name,
+        const std::string& w = spec.workers[i].name;
+        const net::SourceRange where = steps->second->where;
+        out.measures.push_back(net::Measure{"step_time." + w,
                                             net::Measure::Kind::MeanInverseThroughput,
-                                            {{steps->terms[i].transition, 1.0}},
+                                            {{steps->second->terms[i].transition, 1.0}},
                                             {},
                                             "s",
-                                            steps->where});
+                                            where});
+        MarkingExpr busy = MarkingExpr::constant(0), comm = MarkingExpr::constant(0);
+        if (auto it = by_name.find("util." + w); it != by_name.end())
+            busy = active(net, *it->second);
+        for (const char* dir : {".up", ".down"})
+            if (auto it = by_name.find("util." + w + dir); it != by_name.end())
+                comm = binary(comm, active(net, *it->second), ExprOp::Code::Or);
+        MarkingExpr idle = busy;
+        idle.code.push_back(ExprOp{ExprOp::Code::Not, 0, 0});
+        out.measures.push_back(
+            net::Measure{"busy." + w, net::Measure::Kind::TimeAverage, {}, busy, "", where, true});
+        out.measures.push_back(net::Measure{"exposed_comm." + w,
+                                            net::Measure::Kind::TimeAverage,
+                                            {},
+                                            binary(idle, comm, ExprOp::Code::And),
+                                            "",
+                                            where,
+                                            true});
     }
     return out;
 }
@@ -137,7 +197,7 @@ net::PetriNet with_explain_measures(const net::PetriNet& net, const training::Tr
     return out;
 }
 
-std::vector<StepParts> step_breakdown(const training::TrainingSpec& spec, const Bounds& bounds,
+std::vector<StepParts> step_breakdown(const training::TrainingSpec& spec,
                                       const solver::SolveResult& result) {
     std::map<std::string, const solver::MeasureEstimate*> by_name;
     for (const auto& m : result.measures) by_name[m.name] = &m;
@@ -147,13 +207,17 @@ std::vector<StepParts> step_breakdown(const training::TrainingSpec& spec, const 
         const auto& w = spec.workers[i];
         const auto it = by_name.find("step_time." + w.name);
         if (it == by_name.end()) return {};
+        const auto busy = by_name.find("busy." + w.name);
+        const auto comm = by_name.find("exposed_comm." + w.name);
+        if (busy == by_name.end() || comm == by_name.end()) return {};
         StepParts p{w.name, it->second->mean, it->second->ci_low, it->second->ci_high};
-        p.compute_s = compute_mean_s(w);
-        p.update_s = net::mean(w.update);
-        const double rest = std::max(0.0, p.step_s - p.compute_s - p.update_s);
-        const double exposed = i < bounds.exposed_comm_s.size() ? bounds.exposed_comm_s[i] : 0.0;
-        p.communication_s = std::min(rest, exposed);
-        p.waiting_s = rest - p.communication_s;
+        // The worker's jobs in progress, split between compute and update by their work.
+        const double c = compute_mean_s(w), upd = net::mean(w.update);
+        const double busy_s = p.step_s * busy->second->mean;
+        p.update_s = c + upd > 0 ? busy_s * upd / (c + upd) : 0.0;
+        p.compute_s = busy_s - p.update_s;
+        p.communication_s = p.step_s * comm->second->mean;
+        p.waiting_s = std::max(0.0, p.step_s - busy_s - p.communication_s);
         const double n = double(spec.workers.size());
         all.step_s += p.step_s / n;
         all.compute_s += p.compute_s / n;

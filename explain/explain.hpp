@@ -42,30 +42,32 @@ std::string bottleneck_sentence(const Bounds& bounds, const std::vector<Resource
 struct StepParts {
     std::string worker;
     double step_s = 0, ci_low = 0, ci_high = 0;  // simulated
-    double compute_s = 0;                        // its compute (forward + backward), mean
-    double communication_s = 0;  // exposed: the part of the critical path no compute hides
-    double waiting_s = 0;        // the rest: barrier, server, stragglers, contention
-    double update_s = 0;         // its local update, mean
+    double compute_s = 0;        // its compute jobs in progress (forward + backward)
+    double communication_s = 0;  // exposed: its NIC transmitting while it computes nothing
+    double waiting_s = 0;        // the rest: latency, barrier, server, stragglers
+    double update_s = 0;         // its update in progress
 };
 
-/// `net` (the net of `spec`) with a measure `step_time.W` per worker appended: the mean time
-/// between two steps of W (the transitions of the measure steps_per_s, one per worker in
-/// order).
+/// `net` (the net of `spec`) with three measures per worker W appended: `step_time.W`, the mean
+/// time between two steps of W (the transitions of the measure steps_per_s, one per worker in
+/// order); `busy.W`, the fraction of time some job of util.W's (compute, backward tail, update)
+/// is in progress; `exposed_comm.W`, the fraction of time none is while W's own NIC directions
+/// (util.W.up, util.W.down) transmit. Only measures are added: the net's behaviour is the same.
 net::PetriNet with_worker_step_times(const net::PetriNet& net, const training::TrainingSpec& spec);
 
 /// with_worker_step_times(), plus the closed forms as constant measures (estimate = interval =
 /// the value), so that every row writer carries them (`sgdnet sweep --explain`):
 /// `bound.steps_per_s` (Bounds::bound), `bound.cycle_steps_per_s`, and the means over workers
-/// `part.compute_s`, `part.update_s`, `part.exposed_comm_s` (the critical path's exposed
-/// communication); waiting is `step_time` less the three.
+/// `part.compute_s`, `part.update_s`, `part.exposed_comm_s` (Bounds::exposed_comm_s: what the
+/// critical path exposes).
 net::PetriNet with_explain_measures(const net::PetriNet& net, const training::TrainingSpec& spec);
 
 /// The step-time breakdown of every worker, then of all ("all", the mean over workers, with the
 /// interval of the measure step_time), from `result` of with_worker_step_times(). A worker's
-/// step T is split into its compute C and update U (their means: the busy time of util.W per
-/// step), the communication its critical path exposes (Bounds::exposed_comm_s, at most
-/// T − C − U) and waiting, the rest; the parts sum to T.
-std::vector<StepParts> step_breakdown(const training::TrainingSpec& spec, const Bounds& bounds,
+/// step T is split into busy T·busy.W (compute and update, in the ratio of their mean work),
+/// exposed communication T·exposed_comm.W and waiting, the rest; the parts sum to T. Empty
+/// when the measures are missing.
+std::vector<StepParts> step_breakdown(const training::TrainingSpec& spec,
                                       const solver::SolveResult& result);
 
 /// The relative change of the first measure for param ± fraction.

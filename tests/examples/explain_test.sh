@@ -65,7 +65,7 @@ same "$(json_number mean "$tmp/out")" "$(json_number low "$tmp/n")" && ok "what-
 # simulated steps/s at every point, the compute part is the model's 105 ms.
 expect_rc 0 "sweep --explain" -- "$SGDNET" sweep "$ROOT/models/ps_sync_coarse.sgdnet" --set N=2..8:x2 --explain -q --precision 0.02
 head -1 "$tmp/out" | tr , '\n' >"$tmp/cols"
-for col in bound.steps_per_s bound.cycle_steps_per_s part.compute_s part.update_s part.exposed_comm_s 'step_time.w\[0\]' 'step_time.w\[7\]'; do
+for col in bound.steps_per_s bound.cycle_steps_per_s part.compute_s part.update_s part.exposed_comm_s 'busy.w\[0\]' 'exposed_comm.w\[0\]' 'step_time.w\[0\]' 'step_time.w\[7\]'; do
     grep -qx "$col" "$tmp/cols" && ok "sweep --explain column $col" || no "sweep --explain column $col"
 done
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
