@@ -126,8 +126,8 @@ constexpr std::size_t kMaxPointsShown = 20;
 
 /// Compiles every point, even after one fails, printing each diagnostic once (an error a swept
 /// value causes names its point); when some fail, prints a summary naming every bad point and
-/// returns nullopt.
-std::optional<CompiledSweep> compile_plan(sweep::SweepPlan plan) {
+/// returns nullopt. With `explain`, adds the explain columns (bounds, breakdown) to every point.
+std::optional<CompiledSweep> compile_plan(sweep::SweepPlan plan, bool explain = false) {
     const sweep::SweepPlan kept = plan;  // for messages; `plan` moves into the sweep
     OriginRenderer renderer(
         [&kept](const compiler::CompileOptions& options, frontend::Diagnostics& diags) {
@@ -150,8 +150,10 @@ std::optional<CompiledSweep> compile_plan(sweep::SweepPlan plan) {
         }
     };
     try {
-        return sweep::compile_sweep(std::move(plan), on_diagnostics,
-                                    sweep::CompileErrors::Collect);
+        auto compiled = sweep::compile_sweep(std::move(plan), on_diagnostics,
+                                             sweep::CompileErrors::Collect);
+        if (explain && !add_explain_measures(compiled)) return std::nullopt;
+        return compiled;
     } catch (const sweep::SweepError& e) {
         if (e.kind() != sweep::SweepError::Kind::Diagnostics) {
             std::cerr << "error: " << e.what() << "\n";
@@ -834,7 +836,7 @@ Status cmd_sweep_mpi(const SweepArgs& args, Context& ctx) {
     if (job.rank() != 0) std::cerr.rdbuf(nullptr);  // one copy of every message: rank 0's
     auto plan = make_plan(args);
     std::optional<CompiledSweep> compiled;
-    if (plan) compiled = compile_plan(std::move(*plan));
+    if (plan) compiled = compile_plan(std::move(*plan), args.explain);
     if (!job.all(compiled.has_value())) {
         if (compiled) {
             std::cerr << "error: the sweep does not compile on every rank (is " << args.run.file
@@ -871,7 +873,7 @@ Status cmd_sweep(const SweepArgs& args, Context& ctx) {
     auto plan = make_plan(args);
     if (!plan) return Status::InputError;
     // Compile every point up front: input errors surface before any solving.
-    const auto compiled = compile_plan(std::move(*plan));
+    const auto compiled = compile_plan(std::move(*plan), args.explain);
     if (!compiled) return Status::InputError;
     ctx.net = compiled->nets.front();
     return write_sweep(args, *compiled, run_with_sigint);

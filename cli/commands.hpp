@@ -71,12 +71,20 @@ struct SweepArgs {
     bool resume = false;
     bool quiet = false;
     std::string shard;                // "" | I/K: solve every K-th point, write a part
+    bool explain = false;             // bounds and step-time columns (docs/explain.md)
 };
 
 /// `merge`: the parts of a sharded sweep into the file the whole sweep writes.
 struct MergeArgs {
     std::vector<std::string> parts;
     std::string output;  // "" = stdout
+};
+
+/// `explain`: the run options (format text | json) and the what-if change.
+struct ExplainArgs {
+    RunArgs run;
+    double what_if = 0.1;  // ± this fraction of each param; 0: no what-if table
+    bool bounds_only = false;  // the closed forms alone: no net, no simulation
 };
 
 struct ImportProfileArgs {
@@ -96,6 +104,13 @@ Status cmd_sweep(const SweepArgs& args, Context& ctx);
 /// Checks that the parts are the whole of one sweep (exit 2 with the reason otherwise) and writes
 /// the file the unsharded sweep writes.
 Status cmd_merge(const MergeArgs& args);
+/// Solves the model once (and twice per param for the what-if table) and prints its bounds,
+/// resources, bottleneck and sensitivities (docs/explain.md). Throws solver::SolveError.
+Status cmd_explain(const ExplainArgs& args, Context& ctx);
+/// `sweep --explain`: adds to every training point's net the measures of
+/// explain::with_explain_measures (its spec evaluated at that point) and recomputes the
+/// sweep's columns. Prints the error and returns false when a point cannot be evaluated.
+bool add_explain_measures(sweep::CompiledSweep& sweep);
 
 // Helpers shared by the subcommands (cli/common.cpp). Each prints `error: …` to stderr and
 // returns nullopt on bad input.

@@ -99,6 +99,25 @@ void add_solve_options(CLI::App* cmd, RunArgs& a, bool with_set = true) {
         ->capture_default_str();
 }
 
+/// The `explain` subcommand: the run options, --format text|json and --what-if.
+CLI::App* add_explain(CLI::App& app, ExplainArgs& a) {
+    a.run.format = "text";
+    auto* explain = app.add_subcommand(
+        "explain", "Why a model runs as fast as it does: bounds, bottleneck, what-if (docs/explain.md)");
+    explain->add_option("FILE", a.run.file, "Model file (.sgdnet)")->required();
+    add_solve_options(explain, a.run);
+    explain->add_option("--format", a.run.format, "Output: text or json")
+        ->check(CLI::IsMember({"text", "json"}))
+        ->capture_default_str();
+    explain->add_option("--what-if", a.what_if,
+                        "Relative change of each param for the what-if table (0: none)")
+        ->check(CLI::Range(0.0, 0.9))
+        ->capture_default_str();
+    explain->add_flag("--bounds-only", a.bounds_only,
+                      "Only the closed-form bounds: no net is built or solved (any N)");
+    return explain;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -156,6 +175,7 @@ int main(int argc, char** argv) {
     sweep->add_option("--fix", sweep_args.run.sets, "Fixed override NAME=VALUE for every point")
         ->allow_extra_args(false);
     add_solve_options(sweep, sweep_args.run, /*with_set=*/false);
+    sweep->add_flag("--explain", sweep_args.explain, "Add bound and step-time columns (docs/explain.md)");
     sweep->add_flag("--zip", sweep_args.zip, "Pair the ranges element by element (not a grid)");
     sweep->add_option("-o,--output", sweep_args.output, "Write rows to this file (default stdout)");
     sweep->add_option("--plot", sweep_args.plot,
@@ -180,7 +200,10 @@ int main(int argc, char** argv) {
         ->required();
     merge->add_option("-o,--output", merge_args.output, "Write to this file (default stdout)");
 
-    for (auto* sub : {check, compile, run, import_profile, sweep, merge}) {
+    ExplainArgs explain_args;
+    auto* explain = add_explain(app, explain_args);
+
+    for (auto* sub : {check, compile, run, import_profile, sweep, merge, explain}) {
         sub->set_version_flag("--version", std::string("sgdnet ") + SGDNET_VERSION);
     }
 
@@ -201,6 +224,7 @@ int main(int argc, char** argv) {
             return code;
         }
         if (*merge) return with_output_flushed(exit_code(cmd_merge(merge_args)));
+        if (*explain) return with_output_flushed(exit_code(cmd_explain(explain_args, ctx)));
         return kExitInput;
     } catch (const CLI::ParseError& e) {
         const int code = app.exit(e);  // prints help, version or the usage error

@@ -10,6 +10,7 @@
 #include "frontend/diagnostics.hpp"
 #include "net/petri_net.hpp"
 #include "training/kinds.hpp"
+#include "training/training_spec.hpp"
 
 namespace sgdnet::compiler {
 
@@ -35,5 +36,27 @@ std::optional<net::PetriNet> compile(std::string_view text, const std::string& d
 /// Reads `path` and compiles it; an unreadable file is a diagnostic.
 std::optional<net::PetriNet> compile_file(const std::string& path, const CompileOptions& options,
                                           Diagnostics& diags);
+
+/// A top-level numeric param as resolved (after `--set`): its value in canonical units and the
+/// unit to write after a number to give it back (`s`, `B`, `B/s`, `/s`; "" when dimensionless;
+/// nullopt for a dimension no unit names, e.g. time per size).
+struct ParamValue {
+    std::string name;
+    double value = 0;
+    std::optional<std::string> unit;
+};
+
+/// What a file evaluates to before any net is built: its params, and its training system as
+/// lower_training_spec() receives it (each worker's compute, each message's bytes and ends, each
+/// shard's update), for analyses that must not re-read them from the net's element names.
+struct EvaluatedModel {
+    std::vector<ParamValue> params;                 // declaration order
+    std::optional<training::TrainingSpec> training;  // none: no training system
+};
+
+/// Parses, resolves, checks and evaluates `path` (parse → resolve → check →
+/// evaluate_training_spec). Returns nullopt when `diags` has errors.
+std::optional<EvaluatedModel> evaluate_file(const std::string& path, const CompileOptions& options,
+                                            Diagnostics& diags);
 
 }  // namespace sgdnet::compiler

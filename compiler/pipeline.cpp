@@ -11,6 +11,7 @@
 #include "compiler/lower_training.hpp"
 #include "frontend/parse.hpp"
 #include "compiler/resolve.hpp"
+#include "compiler/units.hpp"
 #include "net/petri_net.hpp"
 
 namespace sgdnet::compiler {
@@ -50,8 +51,10 @@ std::optional<net::PetriNet> compile(std::string_view text, const std::string& d
     return net;
 }
 
-std::optional<net::PetriNet> compile_file(const std::string& path, const CompileOptions& options,
-                                          Diagnostics& diags) {
+namespace {
+
+/// The text of `path`, or nullopt after reporting why it cannot be read.
+std::optional<std::string> read_source(const std::string& path, Diagnostics& diags) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) {
         diags.error(SourceRange{diags.add_source(path, ""), {}, {}},
@@ -72,7 +75,44 @@ std::optional<net::PetriNet> compile_file(const std::string& path, const Compile
                     "cannot read " + path + ": read error");
         return std::nullopt;
     }
-    return compile(text.str(), path, options, diags);
+    return text.str();
+}
+
+}  // namespace
+
+std::optional<net::PetriNet> compile_file(const std::string& path, const CompileOptions& options,
+                                          Diagnostics& diags) {
+    const std::optional<std::string> text = read_source(path, diags);
+    if (!text) return std::nullopt;
+    return compile(*text, path, options, diags);
+}
+
+std::optional<EvaluatedModel> evaluate_file(const std::string& path, const CompileOptions& options,
+                                            Diagnostics& diags) {
+    const std::optional<std::string> text = read_source(path, diags);
+    if (!text) return std::nullopt;
+    const uint32_t file = diags.add_source(path, *text);
+    Ast ast = parse(file, diags);
+    if (diags.has_errors()) return std::nullopt;
+    const std::filesystem::path p(path);
+    Resolved resolved = resolve(ast, options, p.parent_path().string(), diags);
+    check(ast, resolved, options, diags);
+    if (diags.has_errors()) return std::nullopt;
+    EvaluatedModel out;
+    for (const net::NetParam& param : resolved.params) {
+        ParamValue v{param.name, param.value, std::nullopt};
+        const auto* value = resolved.scope.find(param.name);
+        if (value && *value)
+            if (const auto* q = std::get_if<Quantity>(&**value)) {
+                std::string unit = q->dim == Dim{} ? "" : canonical_unit(q->dim);
+                if (unit == "1/s") unit = "/s";
+                if (unit.empty() || find_unit(unit)) v.unit = unit;
+            }
+        out.params.push_back(std::move(v));
+    }
+    out.training = evaluate_training_spec(ast, resolved.scope, options, diags);
+    if (diags.has_errors()) return std::nullopt;
+    return out;
 }
 
 }  // namespace sgdnet::compiler
