@@ -10,6 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
+#include "compiler/units.hpp"
 #include "explain/explain.hpp"
 #include "solver/solve.hpp"
 
@@ -53,6 +54,14 @@ std::string pad(const std::string& text, std::size_t width, bool right = false) 
     return right ? fill + text : text + fill;
 }
 
+/// A time for a table cell: 4 significant digits in a readable unit (`198.8 ms`, `9.012 us`),
+/// right-aligned to `width` columns.
+std::string time_cell(double seconds, std::size_t width) {
+    if (!std::isfinite(seconds)) return pad("-", width, true);
+    const compiler::ReadableUnit unit = compiler::readable_unit(seconds, compiler::Dim::seconds());
+    return pad(fmt("%.4g", seconds / unit.factor) + " " + unit.name, width, true);
+}
+
 std::string g4(double v) { return std::isfinite(v) ? fmt("%.4g", v) : "-"; }
 std::string pct(double v) { return fmt("%.1f%%", 100 * v); }
 std::string signed_pct(double v) { return fmt("%+.2f%%", 100 * v); }
@@ -81,8 +90,10 @@ void print_what_if(std::ostream& out, const Report& r) {
     out << pad("param", 22) << pad("value", 14, true) << pad("-change", 12, true)
         << pad("+change", 12, true) << pad("elasticity", 12, true) << "\n";
     for (const auto& w : r.what_if) {
+        const auto q = w.unit.empty() ? std::nullopt : compiler::quantity_of(w.value, w.unit);
         out << w.param << std::string(w.param.size() < 22 ? 22 - w.param.size() : 1, ' ')
-            << fmt("%14.6g", w.value);
+            << (q ? pad(compiler::format_readable(q->value, q->dim), 14, true)
+                  : fmt("%14.6g", w.value));
         if (!w.skipped.empty()) {
             out << "  skipped: " << w.skipped << "\n";
             continue;
@@ -120,12 +131,12 @@ void print_training(std::ostream& out, const Report& r) {
         }
         out << u.bound.name
             << std::string(u.bound.name.size() < 16 ? 16 - u.bound.name.size() : 1, ' ')
-            << pad(explain::to_string(u.bound.kind), 9) << fmt("%12.4g s", u.bound.demand_s)
+            << pad(explain::to_string(u.bound.kind), 9) << time_cell(u.bound.demand_s, 14)
             << fmt("%14.4g", u.bound.bound)
             << pad(u.utilization ? pct(u.utilization->mean) : "-", 13, true) << "   "
             << u.bound.what << "\n";
     }
-    out << pad("critical path", 16) << pad("cycle", 9) << fmt("%12.4g s", r.bounds.cycle_s)
+    out << pad("critical path", 16) << pad("cycle", 9) << time_cell(r.bounds.cycle_s, 14)
         << fmt("%14.4g", r.bounds.cycle_bound) << pad("-", 13, true) << "   " << r.bounds.cycle_what
         << "\n";
 }
@@ -137,9 +148,9 @@ void print_breakdown(std::ostream& out, const Report& r) {
         << pad("exposed comm", 14, true) << pad("waiting", 12, true) << pad("update", 12, true)
         << "\n";
     auto row = [&](const explain::StepParts& p) {
-        out << pad(p.worker, 16) << fmt("%10.4g s", p.step_s) << fmt("%10.4g s", p.compute_s)
-            << fmt("%12.4g s", p.communication_s) << fmt("%10.4g s", p.waiting_s)
-            << fmt("%10.4g s", p.update_s) << "\n";
+        out << pad(p.worker, 16) << time_cell(p.step_s, 12) << time_cell(p.compute_s, 12)
+            << time_cell(p.communication_s, 14) << time_cell(p.waiting_s, 12)
+            << time_cell(p.update_s, 12) << "\n";
     };
     row(r.breakdown.back());
     for (std::size_t k = 0; k + 1 < r.breakdown.size(); ++k) {

@@ -266,6 +266,7 @@ std::vector<WhatIf> what_if(const std::vector<compiler::ParamValue>& params,
         WhatIf w;
         w.param = p.name;
         w.value = p.value;
+        w.unit = p.unit.value_or("");
         w.base = base;
         if (!p.unit) {
             w.skipped = "its dimension has no unit to write it with";

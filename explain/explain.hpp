@@ -74,6 +74,7 @@ std::vector<StepParts> step_breakdown(const training::TrainingSpec& spec,
 struct WhatIf {
     std::string param;
     double value = 0;                        // canonical units
+    std::string unit;                        // its canonical unit ("" for a number)
     double low_value = 0, high_value = 0;    // the values solved (integers stay integers)
     double low = 0, base = 0, high = 0;      // the first measure at each
     double change_low = 0, change_high = 0;  // (low − base) / base, (high − base) / base
