@@ -83,7 +83,10 @@ transitionDecl
     ;
 attribute   : name '='? expr ;
 arcBlock    : '{' arc* '}' ';'? ;
-arc         : kind=('in' | 'out' | 'inhibit') nameRef ('*' primary)? ';' ;
+// `in a, b*2;`: one arc per listed place; an empty element (`in a, ;`) is reported by the AST
+// builder, which expands the list into one ArcDecl per place.
+arc         : kind=('in' | 'out' | 'inhibit') arcPlace (',' arcPlace?)* ';' ;
+arcPlace    : nameRef ('*' primary)? ;
 
 // ───────────────────────────── expressions ─────────────────────────────
 // Earlier alternatives bind tighter: `^` (right-assoc) above unary minus, then C precedence.
