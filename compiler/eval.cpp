@@ -82,7 +82,7 @@ const std::vector<std::string>& function_names() {
         "min",     "max",       "abs",   "floor",   "ceil",     "round",   "sqrt",
         "log",     "exp",       "pow",   "det",     "uniform",  "normal",  "lognormal",
         "gamma",   "erlang",    "weibull", "empirical", "mixture", "tokens", "throughput",
-        "prob",    "profile",   "ps_ssp"};
+        "prob",    "profile",   "ps_ssp", "sum",     "mean"};
     return names;
 }
 
@@ -205,6 +205,11 @@ private:
 
     std::optional<Value> eval_node(const Expr& e, const NameRef& n) {
         const std::string& head = n.parts.front();
+        if (n.wildcard >= 0) {
+            error(e.range, "`[*]` (every element of an array) is only allowed inside `sum(…)` or "
+                           "`mean(…)` of a measure");
+            return std::nullopt;
+        }
         if (n.indexed_inside()) {
             error(e.range, "`" + head + "[…]." + n.parts[1] +
                                "` names a generated element; only a measure can use it "
@@ -518,6 +523,10 @@ private:
             auto d = make_distribution(e, c);
             if (!d) return std::nullopt;
             return Value{std::move(*d)};
+        }
+        if (f == "sum" || f == "mean") {
+            error(e.range, "`" + f + "(…)` over an array `[*]` is only allowed in measures");
+            return std::nullopt;
         }
         if (f == "tokens" || f == "throughput" || f == "prob") {
             error(e.range, "`" + f + "(…)` depends on the marking; it is only allowed in " +

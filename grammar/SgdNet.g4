@@ -119,7 +119,9 @@ arg
     | expr (':' expr)?                                  # exprArg
     ;
 // `N`, `mm1.queue`, `shared.buf[2]`, and generated names indexed in the middle: `w[3].ready`.
-nameRef     : name ('[' expr ']')? ('.' name ('[' expr ']')?)* ;
+// `[*]` (every element of an array) is allowed by the grammar anywhere and accepted by the
+// compiler only inside `sum(…)`/`mean(…)` of a measure: `sum(throughput(w[*].compute))`.
+nameRef     : name ('[' (expr | '*') ']')? ('.' name ('[' (expr | '*') ']')?)* ;
 
 // Keywords are reserved only where a declaration or an arc starts; elsewhere they are names
 // (`layers = vgg;`, `server = infinite`, `host = h[0]`, `compute = net.compute`). `true`/`false`
