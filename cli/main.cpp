@@ -175,7 +175,12 @@ int main(int argc, char** argv) {
         ->required();
     merge->add_option("-o,--output", merge_args.output, "Write to this file (default stdout)");
 
-    for (auto* sub : {check, compile, run, import_profile, sweep, merge}) {
+    FmtArgs fmt_args;
+    auto* fmt = app.add_subcommand("fmt", "Print a model file in canonical layout");
+    fmt->add_option("FILE", fmt_args.file, "Model file (.sgdnet)")->required();
+    fmt->add_flag("-i,--in-place", fmt_args.in_place, "Rewrite the file instead of printing it");
+
+    for (auto* sub : {check, compile, run, import_profile, sweep, merge, fmt}) {
         sub->set_version_flag("--version", std::string("sgdnet ") + SGDNET_VERSION);
     }
 
@@ -196,6 +201,7 @@ int main(int argc, char** argv) {
             return code;
         }
         if (*merge) return with_output_flushed(exit_code(cmd_merge(merge_args)));
+        if (*fmt) return with_output_flushed(exit_code(cmd_fmt(fmt_args)));
         return kExitInput;
     } catch (const CLI::ParseError& e) {
         const int code = app.exit(e);  // prints help, version or the usage error
