@@ -1,5 +1,5 @@
-" Vim syntax highlighting for sgdnet models (.sgdnet): keywords, properties, distributions and
-" functions, units, numbers, strings and comments.
+""" Vim syntax highlighting for .sgdnet models: keywords, units, functions, strings, comments.
+" Also properties and their keyword values, numbers and `[*]`.
 " Install: copy editors/vim/syntax and editors/vim/ftdetect into ~/.vim/ (or add editors/vim to
 " 'runtimepath').
 if exists('b:current_syntax')
