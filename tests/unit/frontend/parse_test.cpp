@@ -662,7 +662,8 @@ TEST_CASE("parse: `[*]` marks the part it follows; two in one name are an error"
     CHECK(ref.wildcard == 0);
     CHECK(ref.parts == std::vector<std::string>{"w", "compute"});
     CHECK_FALSE(ref.index);
-    const auto& last = std::get<NameRef>(expr("n.buf[*]")->node);
+    const ExprPtr buf = expr("n.buf[*]");
+    const auto& last = std::get<NameRef>(buf->node);
     CHECK(last.wildcard == 1);
     auto p = parse_text("measure m = sum(tokens(a[*].b[*]));");
     CHECK(p->diags.render().find("t.sgdnet:1:31: error: only one `[*]` is allowed in a name") !=
