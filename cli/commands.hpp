@@ -93,7 +93,14 @@ struct ImportProfileArgs {
     std::string name;    // layer table name; "" = the file's stem
 };
 
+/// `fmt`: the file in canonical layout, on stdout or (in_place) back into the file.
+struct FmtArgs {
+    std::string file;
+    bool in_place = false;
+};
+
 Status cmd_check(const CheckArgs& args);
+Status cmd_fmt(const FmtArgs& args);
 Status cmd_compile(const CompileArgs& args);
 /// Compiles and solves; stores the net in ctx before solving. Throws solver::SolveError.
 Status cmd_run(const RunArgs& args, Context& ctx);

@@ -99,6 +99,28 @@ void add_solve_options(CLI::App* cmd, RunArgs& a, bool with_set = true) {
         ->capture_default_str();
 }
 
+/// The `compile` subcommand: FILE, --emit, -o, --set, --granularity.
+CLI::App* add_compile(CLI::App& app, CompileArgs& a) {
+    auto* compile = app.add_subcommand("compile", "Compile a model and print its Petri net");
+    compile->add_option("FILE", a.file, "Model file (.sgdnet)")->required();
+    compile->add_option("--emit", a.emit, "Output form: net, dot, pnml or json")
+        ->check(CLI::IsMember({"net", "dot", "pnml", "json"}))
+        ->capture_default_str();
+    compile->add_option("-o,--output", a.output, "Write to this file (default stdout)");
+    compile->add_option("--set", a.sets, "Override a param: NAME=VALUE")->allow_extra_args(false);
+    compile->add_option("--granularity", a.granularity, "Override the training granularity")
+        ->check(CLI::IsMember({"fine", "coarse"}));
+    return compile;
+}
+
+/// The `fmt` subcommand: FILE and -i.
+CLI::App* add_fmt(CLI::App& app, FmtArgs& a) {
+    auto* fmt = app.add_subcommand("fmt", "Print a model file in canonical layout");
+    fmt->add_option("FILE", a.file, "Model file (.sgdnet)")->required();
+    fmt->add_flag("-i,--in-place", a.in_place, "Rewrite the file instead of printing it");
+    return fmt;
+}
+
 /// The `explain` subcommand: the run options, --format text|json and --what-if.
 CLI::App* add_explain(CLI::App& app, ExplainArgs& a) {
     a.run.format = "text";
@@ -134,17 +156,7 @@ int main(int argc, char** argv) {
     check->add_option("FILE", check_args.files, "Model files (.sgdnet)")->required();
 
     CompileArgs compile_args;
-    auto* compile = app.add_subcommand("compile", "Compile a model and print its Petri net");
-    compile->add_option("FILE", compile_args.file, "Model file (.sgdnet)")->required();
-    compile->add_option("--emit", compile_args.emit, "Output form: net, dot, pnml or json")
-        ->check(CLI::IsMember({"net", "dot", "pnml", "json"}))
-        ->capture_default_str();
-    compile->add_option("-o,--output", compile_args.output, "Write to this file (default stdout)");
-    compile->add_option("--set", compile_args.sets, "Override a param: NAME=VALUE")
-        ->allow_extra_args(false);
-    compile->add_option("--granularity", compile_args.granularity,
-                        "Override the training granularity")
-        ->check(CLI::IsMember({"fine", "coarse"}));
+    auto* compile = add_compile(app, compile_args);
 
     RunArgs run_args;
     auto* run = app.add_subcommand("run", "Compile a model and solve its steady-state measures");
@@ -203,7 +215,10 @@ int main(int argc, char** argv) {
     ExplainArgs explain_args;
     auto* explain = add_explain(app, explain_args);
 
-    for (auto* sub : {check, compile, run, import_profile, sweep, merge, explain}) {
+    FmtArgs fmt_args;
+    auto* fmt = add_fmt(app, fmt_args);
+
+    for (auto* sub : {check, compile, run, import_profile, sweep, merge, explain, fmt}) {
         sub->set_version_flag("--version", std::string("sgdnet ") + SGDNET_VERSION);
     }
 
@@ -225,6 +240,7 @@ int main(int argc, char** argv) {
         }
         if (*merge) return with_output_flushed(exit_code(cmd_merge(merge_args)));
         if (*explain) return with_output_flushed(exit_code(cmd_explain(explain_args, ctx)));
+        if (*fmt) return with_output_flushed(exit_code(cmd_fmt(fmt_args)));
         return kExitInput;
     } catch (const CLI::ParseError& e) {
         const int code = app.exit(e);  // prints help, version or the usage error

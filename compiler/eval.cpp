@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -82,7 +83,7 @@ const std::vector<std::string>& function_names() {
         "min",     "max",       "abs",   "floor",   "ceil",     "round",   "sqrt",
         "log",     "exp",       "pow",   "det",     "uniform",  "normal",  "lognormal",
         "gamma",   "erlang",    "weibull", "empirical", "mixture", "tokens", "throughput",
-        "prob",    "profile",   "ps_ssp"};
+        "prob",    "profile",   "ps_ssp", "sum",     "mean"};
     return names;
 }
 
@@ -183,6 +184,7 @@ public:
 private:
     const Scope& scope_;
     Diagnostics& diags_;
+    const Expr* rate_numerator_ = nullptr;  // the left side of the `/` being evaluated
 
     // --- leaves ---------------------------------------------------------------------------
 
@@ -194,7 +196,22 @@ private:
             error(e.range, "unknown unit `" + n.unit + "`" + did_you_mean(n.unit, names));
             return std::nullopt;
         }
+        if (&e != rate_numerator_) warn_bits(e, n);
         return Value{*q};
+    }
+
+    /// `440 Mb` is a size in bits: almost always meant as megabytes. Not in `8 Mb / 1 s` (the
+    /// numerator of a division, a rate) nor in `Mbps` (a rate unit).
+    void warn_bits(const Expr& e, const NumberLit& n) {
+        static const std::map<std::string, std::pair<std::string, std::string>> bits{
+            {"b", {"", "B"}},      {"Kb", {"kilo", "KB"}}, {"Mb", {"mega", "MB"}},
+            {"Gb", {"giga", "GB"}}, {"Tb", {"tera", "TB"}}};
+        auto it = bits.find(n.unit);
+        if (it == bits.end()) return;
+        const auto& [prefix, bytes] = it->second;
+        diags_.warning(e.range, format_number(n.value) + " " + n.unit + " is " + prefix +
+                                    "bits (" + format_number(n.value / 8) + " " + bytes +
+                                    "); write " + bytes + " for " + prefix + "bytes");
     }
     std::optional<Value> eval_node(const Expr&, const StringLit& s) { return Value{s.value}; }
     std::optional<Value> eval_node(const Expr&, const BoolLit& b) { return Value{b.value}; }
@@ -205,6 +222,11 @@ private:
 
     std::optional<Value> eval_node(const Expr& e, const NameRef& n) {
         const std::string& head = n.parts.front();
+        if (n.wildcard >= 0) {
+            error(e.range, "`[*]` (every element of an array) is only allowed inside `sum(…)` or "
+                           "`mean(…)` of a measure");
+            return std::nullopt;
+        }
         if (n.indexed_inside()) {
             error(e.range, "`" + head + "[…]." + n.parts[1] +
                                "` names a generated element; only a measure can use it "
@@ -312,7 +334,9 @@ private:
 
     std::optional<Value> eval_node(const Expr& e, const Binary& b) {
         using Op = Binary::Op;
+        if (b.op == Op::Div) rate_numerator_ = b.lhs.get();
         auto lv = eval(*b.lhs);
+        rate_numerator_ = nullptr;
         auto rv = eval(*b.rhs);
         if (!lv || !rv) return std::nullopt;
 
@@ -532,6 +556,10 @@ private:
             auto d = make_distribution(e, c);
             if (!d) return std::nullopt;
             return Value{std::move(*d)};
+        }
+        if (f == "sum" || f == "mean") {
+            error(e.range, "`" + f + "(…)` over an array `[*]` is only allowed in measures");
+            return std::nullopt;
         }
         if (f == "tokens" || f == "throughput" || f == "prob") {
             error(e.range, "`" + f + "(…)` depends on the marking; it is only allowed in " +

@@ -8,6 +8,8 @@
 #include <memory>
 #include <set>
 
+#include "compiler/measure_aggregates.hpp"
+
 namespace sgdnet::compiler {
 
 namespace {
@@ -405,6 +407,11 @@ private:
     /// Resolves `P`, `P[k]`, `NET.P`, `NET.P[k]` inside net `n`.
     std::optional<net::PlaceId> resolve_place(const NetDecl& n, const Expr& e, const Scope& scope) {
         auto* ref = std::get_if<NameRef>(&e.node);
+        if (ref && ref->wildcard >= 0) {
+            diags_.error(e.range, "an arc names one place: `[*]` (every element of an array) is "
+                                  "only allowed inside `sum(…)` or `mean(…)` of a measure");
+            return std::nullopt;
+        }
         if (!ref || ref->parts.size() > 2 || ref->indexed_inside()) {
             diags_.error(e.range, "expected a place name `P`, `P[k]`, `NET.P` or `NET.P[k]`");
             return std::nullopt;
@@ -610,7 +617,12 @@ public:
         net::Measure out;
         out.name = m.name;
         out.where = m.range;
-        const Expr& e = *m.value;
+        ExprPtr expanded;  // `sum(…)`/`mean(…)` over `[*]` written out
+        if (has_aggregate(*m.value)) {
+            expanded = expand_aggregates(*m.value, scope_, out_, diags_);
+            if (!expanded) return;
+        }
+        const Expr& e = expanded ? *expanded : *m.value;
         if (calls_any(e, {"throughput"})) {
             if (calls_any(e, kMarkingCalls)) {
                 diags_.error(e.range, "a measure cannot mix `throughput(…)` with `tokens(…)` "
@@ -626,9 +638,12 @@ public:
             auto code = compile_marking_expr(e, scope_, places, diags_, nets_);
             if (!code) return;
             out.expr = std::move(*code);
-            auto* c = std::get_if<Call>(&e.node);
+            const Call* c = std::get_if<Call>(&m.value->node);
+            const bool mean = c && c->callee == "mean";
+            if (c && (mean || c->callee == "sum") && !c->args.empty())
+                c = std::get_if<Call>(&c->args[0].value->node);  // the measure of each element
             out.unit = c && c->callee == "tokens" ? "tokens" : "";
-            out.fraction = c && c->callee == "prob";
+            out.fraction = c && c->callee == "prob" && (mean || !expanded);
         } else {
             diags_.error(e.range, "a measure must use `throughput(T)`, `tokens(P)` or "
                                   "`prob(COND)`");

@@ -2,6 +2,7 @@
 // TrainingSpec (per element index `i`) and lowers it with lower_training_spec() (docs/language.md §5).
 #include "compiler/lower_training.hpp"
 
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <string_view>
@@ -157,6 +158,23 @@ Declared eval_elements(const Ast& ast, const Scope& scope, const HostTable& host
     return out;
 }
 
+/// `model_bytes` beside a layer table at fine granularity: the messages carry the table's bytes
+/// (DDP buckets, per-layer pushes), so the written size is not used; gossip, which sends the
+/// whole model as one message, is the exception.
+void warn_ignored_model_bytes(const TrainingDecl& training, const WorkerSpec* with_layers,
+                              const TrainingSpec& spec, Diagnostics& diags) {
+    const Property* p = find_property(training.properties, PropertyId::ModelBytes);
+    if (!p || !with_layers || spec.granularity != Granularity::Fine ||
+        spec.sync == SyncKind::Gossip)
+        return;
+    double bytes = 0;
+    for (const auto& l : with_layers->layers) bytes += l.bytes;
+    char mb[32];
+    std::snprintf(mb, sizeof mb, "%.4g", bytes / 1e6);
+    diags.warning(p->name_range, "model_bytes is ignored at fine granularity: the layer "
+                                 "table's bytes (" + std::string(mb) + " MB) are used");
+}
+
 /// Evaluates the training block into `spec`, with the defaults that depend on the workers:
 /// with layer tables the granularity is fine and model_bytes the first table's bytes; then the
 /// block's properties in table order (`bucket` before `first_bucket`), then `--granularity`.
@@ -188,6 +206,7 @@ void eval_training(const TrainingDecl& training, const Scope& scope,
         diags.warning(buffers->name_range, "`buffers` is broadcast by all-reduce schemes only "
                                            "(allreduce_ring, allreduce_tree); it is ignored here");
     }
+    warn_ignored_model_bytes(training, with_layers, spec, diags);
     if (!find_property(training.properties, PropertyId::Sync)) {
         diags.error(training.range, "the training block needs `sync = …` (ps_sync, ps_async, "
                                     "ps_ssp(staleness = K), allreduce_ring, allreduce_tree, "

@@ -35,6 +35,10 @@ struct NameRef {
     /// `[EXPR]` after the parts before the last (`w[3].fwd.layer2`: `3` after `w`): empty when
     /// no such part is indexed, else one entry per part but the last (null = not indexed).
     std::vector<ExprPtr> part_indexes;
+    /// The part followed by `[*]` (every element of an array: `w[*].compute`, `net.buf[*]`), or
+    /// -1. Its index (in `index` or `part_indexes`) is then null. Only `sum(…)`/`mean(…)` in a
+    /// measure accept it (compiler/lower_net.cpp expands them).
+    int wildcard = -1;
     /// True when some part before the last has an index.
     bool indexed_inside() const {
         for (const auto& e : part_indexes)

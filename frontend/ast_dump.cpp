@@ -89,6 +89,7 @@ public:
                     for (std::size_t k = 0; k < n.parts.size(); ++k) {
                         path += (k == 0 ? "" : ".") + n.parts[k];
                         if (k < n.part_indexes.size() && n.part_indexes[k]) path += "[]";
+                        if (n.wildcard == static_cast<int>(k)) path += "[*]";
                     }
                     line(d, "name " + path + (n.index ? "[]" : ""), &e->range);
                     for (const auto& inner : n.part_indexes)

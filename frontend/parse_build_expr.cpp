@@ -304,9 +304,19 @@ ExprPtr build_name_ref(Ctx& cx, G::NameRefContext* c) {
             if (indexes.empty()) return nullptr;
             indexes.back() = build_expr(cx, x);
             if (!indexes.back()) return nullptr;
+        } else if (auto* t = dynamic_cast<antlr4::tree::TerminalNode*>(child);
+                   t != nullptr && t->getSymbol()->getType() == G::STAR) {
+            if (indexes.empty() || ref.wildcard >= 0) {
+                cx.diags.error(range_of(cx, t->getSymbol()),
+                               "only one `[*]` is allowed in a name");
+                return nullptr;
+            }
+            ref.wildcard = static_cast<int>(indexes.size()) - 1;
         }
     }
     if (ref.parts.empty()) return nullptr;
+    if (ref.wildcard >= 0 && static_cast<std::size_t>(ref.wildcard) + 1 < ref.parts.size())
+        ref.part_indexes.resize(ref.parts.size() - 1);  // keep the size contract: one per part
     ref.index = std::move(indexes.back());
     indexes.pop_back();
     if (std::any_of(indexes.begin(), indexes.end(), [](const ExprPtr& e) { return e != nullptr; }))

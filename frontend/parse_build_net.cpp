@@ -54,22 +54,42 @@ std::optional<PlaceDecl> build_place(Ctx& cx, G::PlaceDeclContext* c) {
     return out;
 }
 
-std::optional<ArcDecl> build_arc(Ctx& cx, G::ArcContext* c) {
-    if (!complete(c) || c->kind == nullptr) return std::nullopt;
-    ArcDecl out;
+/// One arc statement `in a, b*2;` → one ArcDecl per listed place (same kind). An empty element
+/// (`in a, ;`, `out a,, b;`) is reported here; the other places of the list are kept.
+void build_arcs(Ctx& cx, G::ArcContext* c, std::vector<ArcDecl>& out) {
+    if (!complete(c) || c->kind == nullptr) return;
+    ArcDecl::Kind kind = ArcDecl::Kind::In;
     switch (c->kind->getType()) {
-        case G::OUT: out.kind = ArcDecl::Kind::Out; break;
-        case G::INHIBIT: out.kind = ArcDecl::Kind::Inhibit; break;
-        default: out.kind = ArcDecl::Kind::In; break;
+        case G::OUT: kind = ArcDecl::Kind::Out; break;
+        case G::INHIBIT: kind = ArcDecl::Kind::Inhibit; break;
+        default: break;
     }
-    out.place = build_name_ref(cx, c->nameRef());
-    if (!out.place) return std::nullopt;
-    if (c->STAR() != nullptr) {
-        out.multiplicity = build_primary(cx, c->primary());
-        if (!out.multiplicity) return std::nullopt;
+    bool after_comma = false;
+    for (antlr4::tree::ParseTree* child : c->children) {
+        auto* token = dynamic_cast<antlr4::tree::TerminalNode*>(child);
+        const size_t type = token != nullptr ? token->getSymbol()->getType() : 0;
+        if (auto* p = dynamic_cast<G::ArcPlaceContext*>(child)) {
+            after_comma = false;
+            if (!complete(p)) continue;
+            ArcDecl arc;
+            arc.kind = kind;
+            arc.place = build_name_ref(cx, p->nameRef());
+            if (!arc.place) continue;
+            if (p->STAR() != nullptr) {
+                arc.multiplicity = build_primary(cx, p->primary());
+                if (!arc.multiplicity) continue;
+            }
+            arc.range = range_of(cx, p);
+            out.push_back(std::move(arc));
+        } else if (token != nullptr && (type == G::COMMA || type == G::SEMI)) {
+            if (after_comma) {
+                cx.diags.error(range_of(cx, token->getSymbol()),
+                               "expected a place after ',' in the arc list, found " +
+                                   std::string(type == G::SEMI ? "';'" : "','"));
+            }
+            after_comma = type == G::COMMA;
+        }
     }
-    out.range = range_of(cx, c);
-    return out;
 }
 
 std::optional<Property> build_attribute(Ctx& cx, G::AttributeContext* c) {
@@ -98,9 +118,7 @@ bool build_transition_parts(Ctx& cx, TransitionDecl& out, G::NameContext* name,
         if (!p) return false;
         out.attributes.push_back(std::move(*p));
     }
-    for (G::ArcContext* a : arcs->arc()) {
-        if (auto arc = build_arc(cx, a)) out.arcs.push_back(std::move(*arc));
-    }
+    for (G::ArcContext* a : arcs->arc()) build_arcs(cx, a, out.arcs);
     return true;
 }
 

@@ -68,7 +68,7 @@ std::string noun(antlr4::ParserRuleContext* ctx) {
         case P::RuleTransitionDecl: return "transition";
         case P::RuleAttribute: return "transition attribute";
         case P::RuleArcBlock: return "arc list";
-        case P::RuleArc: return "arc";
+        case P::RuleArc: case P::RuleArcPlace: return "arc";
         case P::RuleName: return "name";
         case P::RuleFile: case P::RuleDecl: return "file";
         default: return "expression";

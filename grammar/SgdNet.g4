@@ -83,7 +83,10 @@ transitionDecl
     ;
 attribute   : name '='? expr ;
 arcBlock    : '{' arc* '}' ';'? ;
-arc         : kind=('in' | 'out' | 'inhibit') nameRef ('*' primary)? ';' ;
+// `in a, b*2;`: one arc per listed place; an empty element (`in a, ;`) is reported by the AST
+// builder, which expands the list into one ArcDecl per place.
+arc         : kind=('in' | 'out' | 'inhibit') arcPlace (',' arcPlace?)* ';' ;
+arcPlace    : nameRef ('*' primary)? ;
 
 // ───────────────────────────── expressions ─────────────────────────────
 // Earlier alternatives bind tighter: `^` (right-assoc) above unary minus, then C precedence.
@@ -116,7 +119,9 @@ arg
     | expr (':' expr)?                                  # exprArg
     ;
 // `N`, `mm1.queue`, `shared.buf[2]`, and generated names indexed in the middle: `w[3].ready`.
-nameRef     : name ('[' expr ']')? ('.' name ('[' expr ']')?)* ;
+// `[*]` (every element of an array) is allowed by the grammar anywhere and accepted by the
+// compiler only inside `sum(…)`/`mean(…)` of a measure: `sum(throughput(w[*].compute))`.
+nameRef     : name ('[' (expr | '*') ']')? ('.' name ('[' (expr | '*') ']')?)* ;
 
 // Keywords are reserved only where a declaration or an arc starts; elsewhere they are names
 // (`layers = vgg;`, `server = infinite`, `host = h[0]`, `compute = net.compute`). `true`/`false`

@@ -245,7 +245,7 @@ TEST_CASE("parse: the docs/language.md §6 example") {
     CHECK(shape(*pick.arcs[0].multiplicity) == "2");
     CHECK(pick.arcs[2].kind == ArcDecl::Kind::Inhibit);
     CHECK(shape(*pick.arcs[2].multiplicity) == "3");
-    CHECK(pick.arcs[2].range == range(12, 57, 12, 69));
+    CHECK(pick.arcs[2].range == range(12, 65, 12, 68));  // the element `c*3`
 
     const auto& thr = std::get<MeasureDecl>(p->ast.decls[2]);
     CHECK(thr.name == "thr");
@@ -505,7 +505,7 @@ TEST_CASE("parse: dump() prints one node per line with ranges") {
           "      call det @2:40-2:49\n"
           "        arg @2:44-2:48\n"
           "          number 1 ms @2:44-2:48\n"
-          "    arc in @2:52-2:62\n"
+          "    arc in @2:55-2:61\n"
           "      name p[] @2:55-2:59\n"
           "        number 0 @2:57-2:58\n"
           "      multiplicity\n"
@@ -629,4 +629,43 @@ TEST_CASE("parse: hostile input gives diagnostics, never a crash") {
         CHECK(parse_text(std::string(100000, '"'))->diags.has_errors());
         CHECK(parse_text(std::string(10000, '*') + "/*")->diags.has_errors());
     }
+}
+
+TEST_CASE("parse: an arc statement with a list of places is one arc per place") {
+    auto p = parse_text("net n { transition t ~ det(1 ms) { in a, b*2; inhibit c*K, d; } }");
+    REQUIRE_MESSAGE(!p->diags.has_errors(), p->diags.render());
+    const auto& t = std::get<TransitionDecl>(std::get<NetDecl>(p->ast.decls[0]).items[0]);
+    REQUIRE(t.arcs.size() == 4);
+    CHECK(t.arcs[0].kind == ArcDecl::Kind::In);
+    CHECK(shape(*t.arcs[0].place) == "a");
+    CHECK_FALSE(t.arcs[0].multiplicity);
+    CHECK(t.arcs[1].kind == ArcDecl::Kind::In);
+    CHECK(shape(*t.arcs[1].multiplicity) == "2");
+    CHECK(t.arcs[1].range == range(1, 42, 1, 45));
+    CHECK(t.arcs[2].kind == ArcDecl::Kind::Inhibit);
+    CHECK(shape(*t.arcs[2].multiplicity) == "K");
+    CHECK(t.arcs[3].kind == ArcDecl::Kind::Inhibit);
+    CHECK(shape(*t.arcs[3].place) == "d");
+
+    auto bad = parse_text("net n { transition t ~ det(1 ms) { in a, ; out b; } }");
+    CHECK(bad->diags.render().find("t.sgdnet:1:42: error: expected a place after ',' in the arc "
+                                   "list, found ';'") != std::string::npos);
+    const auto& kept = std::get<TransitionDecl>(std::get<NetDecl>(bad->ast.decls[0]).items[0]);
+    CHECK(kept.arcs.size() == 2);  // `in a` and `out b`
+}
+
+TEST_CASE("parse: `[*]` marks the part it follows; two in one name are an error") {
+    auto e = expr("sum(throughput(w[*].compute))");
+    const auto& call = std::get<Call>(e->node);
+    const auto& inner = std::get<Call>(call.args[0].value->node);
+    const auto& ref = std::get<NameRef>(inner.args[0].value->node);
+    CHECK(ref.wildcard == 0);
+    CHECK(ref.parts == std::vector<std::string>{"w", "compute"});
+    CHECK_FALSE(ref.index);
+    const ExprPtr buf = expr("n.buf[*]");
+    const auto& last = std::get<NameRef>(buf->node);
+    CHECK(last.wildcard == 1);
+    auto p = parse_text("measure m = sum(tokens(a[*].b[*]));");
+    CHECK(p->diags.render().find("t.sgdnet:1:31: error: only one `[*]` is allowed in a name") !=
+          std::string::npos);
 }
