@@ -275,6 +275,20 @@ TEST_CASE("breakdown: ps_sync waits for the server's update") {
     for (const auto& p : breakdown(spec)) check_parts(p, c, 8 * s / bw, upd + 2 * (lw + ls), 0);
 }
 
+// ps_sync fifo, deterministic: the replies leave the server one after the other, so each worker's
+// reply and push take S/B each on its own NIC (exposed), and the step (C + U + (N+1)·S/B + 2L,
+// the closed form of the bounds test above) leaves U + (N−1)·S/B and both propagations waiting.
+TEST_CASE("breakdown: ps_sync fifo exposes one reply and one push per worker") {
+    const double c = 0.050, upd = 0.003, s = 10e6, bw = 1.25e9, lw = 1e-3, ls = 2e-3;
+    const int n = 4;
+    const auto spec = ps_sync_coarse(n, c, upd, s, bw, lw, ls, compiler::SharingKind::Fifo);
+    for (const auto& p : breakdown(spec)) {
+        check_parts(p, c, 2 * s / bw, upd + (n - 1) * s / bw + 2 * (lw + ls), 0);
+        const double step = c + upd + (n + 1) * s / bw + 2 * (lw + ls);
+        CHECK(p.step_s == doctest::Approx(step).epsilon(0.002));
+    }
+}
+
 // A straggler at half speed with free communication: the others wait C for it each step.
 TEST_CASE("breakdown: a straggler makes the others wait") {
     compiler::TrainingSpec spec =
