@@ -171,17 +171,26 @@ void print_activity(std::ostream& out, const Report& r) {
             << "]\n";
     auto table = [&](const char* title, const char* unit,
                      const std::vector<explain::ElementActivity>& v) {
-        out << "\n" << title << "\n";
+        out << "\n" << title << "\n       value               bound  element\n";
         for (std::size_t k = 0; k < v.size(); ++k) {
             if (k == kTextRows) {
                 out << "… " << v.size() - kTextRows << " more (--format json lists all)\n";
                 break;
             }
-            out << fmt("%12.4g", v[k].value) << " " << unit << "  " << v[k].name << "\n";
+            const std::string bound =
+                v[k].bound ? fmt("%12.4g", *v[k].bound) : std::string(11, ' ') + "-";
+            out << fmt("%12.4g", v[k].value) << " " << unit << " " << bound << "  " << v[k].name
+                << "\n";
         }
     };
-    table("transitions by throughput", "/s    ", a.transitions);
-    table("places by mean tokens", "tokens", a.places);
+    out << "\nplace invariants (weighted tokens no firing changes)\n";
+    if (!a.invariants_complete)
+        out << "  not computed: the net is too large for the search\n";
+    else if (a.invariants.empty())
+        out << "  none: no place is bounded by the structure\n";
+    for (const auto& inv : a.invariants) out << "  " << inv << "\n";
+    table("transitions by throughput (bound: structural, - when none)", "/s    ", a.transitions);
+    table("places by mean tokens (bound: most tokens it can hold)", "tokens", a.places);
 }
 
 json to_json(const Report& r) {
@@ -235,11 +244,14 @@ json to_json(const Report& r) {
                 a.push_back({{"name", e.name},
                              {"mean", e.value},
                              {"ci_low", e.ci_low},
-                             {"ci_high", e.ci_high}});
+                             {"ci_high", e.ci_high},
+                             {"bound", e.bound ? json(*e.bound) : json(nullptr)}});
             return a;
         };
         j["transitions"] = list(r.activity->transitions);
         j["places"] = list(r.activity->places);
+        j["invariants"] = r.activity->invariants_complete ? json(r.activity->invariants)
+                                                          : json(nullptr);
     }
     json what = json::array();
     for (const auto& w : r.what_if) {

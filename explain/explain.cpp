@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <map>
 
+#include "explain/invariants.hpp"
 #include "solver/solve.hpp"
 
 namespace sgdnet::explain {
@@ -327,12 +328,24 @@ NetActivity net_activity(const net::PetriNet& net, const solver::SolveOptions& o
         copy.measures.push_back(std::move(m));
     }
     NetActivity out;
+    const StructuralBounds bounds = structural_bounds(net);
+    out.invariants_complete = bounds.complete;
+    for (const auto& inv : bounds.invariants) {
+        std::string text;
+        for (const auto& [p, w] : inv.weights)
+            text += (text.empty() ? "" : " + ") + (w == 1 ? "" : std::to_string(w) + " ") +
+                    net.places[p].name;
+        out.invariants.push_back(text + " = " + std::to_string(inv.tokens));
+    }
     out.result = solver::simulate(copy, options);
+    const std::size_t nt = copy.transitions.size();
     for (std::size_t k = own; k < out.result.measures.size(); ++k) {
         const auto& m = out.result.measures[k];
-        const bool firing = k < own + copy.transitions.size();
+        const bool firing = k < own + nt;
         const std::string name = m.name.substr(firing ? 8 : 7);
-        (firing ? out.transitions : out.places).push_back({name, m.mean, m.ci_low, m.ci_high});
+        const auto& bound = firing ? bounds.firings_per_s[k - own] : bounds.place_tokens[k - own - nt];
+        (firing ? out.transitions : out.places)
+            .push_back({name, m.mean, m.ci_low, m.ci_high, bound});
     }
     auto by_value = [](const ElementActivity& a, const ElementActivity& b) {
         return a.value > b.value;

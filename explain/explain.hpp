@@ -98,16 +98,23 @@ struct ElementActivity {
     std::string name;
     double value = 0;  // firings/s of a transition, mean tokens of a place
     double ci_low = 0, ci_high = 0;
+    /// Its structural bound (explain/invariants.hpp): most firings/s, most tokens; none known.
+    std::optional<double> bound;
 };
 
 struct NetActivity {
     std::vector<ElementActivity> transitions;  // firings/s, largest first
     std::vector<ElementActivity> places;       // mean tokens, largest first
     solver::SolveResult result;                // of the net with the extra measures
+    /// The place invariants as text, e.g. `idle + busy = 3`, `2 a + b = 4`; `invariants_complete`
+    /// is false when the search gave up on a net too large for it.
+    std::vector<std::string> invariants;
+    bool invariants_complete = true;
 };
 
 /// Simulates `net` with a throughput measure per transition and a mean-tokens measure per place
-/// added after its own measures (the first measure still sets the stopping rule).
+/// added after its own measures (the first measure still sets the stopping rule), each element
+/// with its structural bound, and the net's place invariants.
 NetActivity net_activity(const net::PetriNet& net, const solver::SolveOptions& options);
 
 }  // namespace sgdnet::explain

@@ -88,8 +88,19 @@ grep -q "needs a training system" "$tmp/err" && ok "--bounds-only says why" || n
 # A raw net: its transitions by firings/s and places by mean tokens.
 expect_rc 0 "explain of a raw net" -- "$SGDNET" explain "$ROOT/examples/mm1.sgdnet" --what-if 0
 grep -q '^model mm1: a net without a training system$' "$tmp/out" && ok "raw net header" || no "raw net header"
-grep -Eq '^ +(0\.9[0-9]*|1(\.0[0-9]*)?) /s +mm1\.(arrive|serve)$' "$tmp/out" && ok "transitions at 1/s" || { no "transitions at 1/s"; cat "$tmp/out"; }
-grep -Eq '^ +[34]\.[0-9]+ tokens +mm1\.queue$' "$tmp/out" && ok "queue of about 4 tokens" || no "queue of about 4 tokens"
+grep -Eq '^ +(0\.9[0-9]*|1(\.0[0-9]*)?) /s +1 +mm1\.arrive$' "$tmp/out" && ok "arrivals at 1/s, bound 1/s" || { no "arrivals at 1/s, bound 1/s"; cat "$tmp/out"; }
+grep -Eq '^ +(0\.9[0-9]*|1(\.0[0-9]*)?) /s +1\.25 +mm1\.serve$' "$tmp/out" && ok "services at 1/s, bound 1.25/s" || no "services at 1/s, bound 1.25/s"
+grep -Eq '^ +[34]\.[0-9]+ tokens +- +mm1\.queue$' "$tmp/out" && ok "queue of about 4 tokens, unbounded" || no "queue of about 4 tokens, unbounded"
+grep -q '^  none: no place is bounded by the structure$' "$tmp/out" && ok "an open queue has no invariant" || no "an open queue has no invariant"
+# A closed net: its invariant, in text and JSON.
+expect_rc 0 "explain of the repairman" -- "$SGDNET" explain "$ROOT/examples/repairman.sgdnet" --what-if 0 --format json
+python3 - "$tmp/out" <<'PY' && ok "repairman: one invariant, every rate below its bound" || no "repairman invariant or bounds"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert len(r["invariants"]) == 1 and r["invariants"][0].endswith(" = 5"), r["invariants"]
+for e in r["transitions"] + r["places"]:
+    assert e["bound"] is not None and e["ci_low"] <= e["bound"], e
+PY
 
 # Input errors: exit 2 with the diagnostic at FILE:LINE:COL; unknown --set names the param.
 printf 'param N = 2;\nworker w[N] { compute = det(5 ms) ; bandwith = 1 Gbps; }\n' >"$tmp/bad.sgdnet"
