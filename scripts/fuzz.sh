@@ -9,7 +9,8 @@
 # SGDNET_FUZZ_SANITIZERS=undefined (default address,undefined) builds into build-fuzz-ub/
 # instead: several times more executions per second for long campaigns, still failing on
 # undefined behaviour, crashes, hangs and memory over 2 GiB, but not on leaks or the memory
-# errors only ASan sees (the default build catches those).
+# errors only ASan sees (the default build catches those). SGDNET_FUZZ_FLAGS adds libFuzzer
+# flags, e.g. "-entropic=0" (its feature-frequency bookkeeping takes a third of the time here).
 # An input that failed becomes a golden case once fixed (tests/golden/syntax or semantic).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -41,7 +42,7 @@ cd "$BUILD"  # where libFuzzer's parallel jobs write their fuzz-N.log
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     "$BUILD/tests/fuzz/compile_fuzz" "$BUILD/corpus" "$BUILD/seeds" \
     -max_total_time="$SECONDS_TO_RUN" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
-    "${parallel[@]}" -print_final_stats=1 \
+    "${parallel[@]}" ${SGDNET_FUZZ_FLAGS:-} -print_final_stats=1 \
     -artifact_prefix="$BUILD/artifacts/" 2>"$BUILD/fuzz.log" || status=1
 # With several workers, libFuzzer copies each job's fuzz-N.log into its own output at the end.
 grep -E "^Done|stat::number_of_executed_units|ERROR|SUMMARY" "$BUILD/fuzz.log" | head -20 || true
