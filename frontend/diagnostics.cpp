@@ -26,28 +26,28 @@ const char* severity_word(Diagnostic::Severity s) {
 
 /// The code points of one source line made printable, one display cell per code point where
 /// possible: control characters and invalid bytes become '?', tabs stay tabs.
+/// Cells view the line itself or a literal, so that showing a long line allocates no string per
+/// character.
 struct ShownLine {
-    std::vector<std::string> cells;  // UTF-8 of each code point as displayed
+    std::vector<std::string_view> cells;  // UTF-8 of each code point as displayed
     std::vector<bool> is_tab;
 };
 
 ShownLine shown_line(std::string_view line) {
     ShownLine out;
+    out.cells.reserve(line.size());
+    out.is_tab.reserve(line.size());
     for (std::size_t i = 0; i < line.size();) {
         char32_t cp = 0;
         bool valid = true;
         const std::size_t n = utf8::next(line, i, cp, valid);
-        std::string cell;
-        if (cp == '\t') {
-            cell = "\t";
-        } else if (!valid || cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0) ||
-                   cp == 0xFEFF) {
+        std::string_view cell = line.substr(i, n);
+        if (cp != '\t' && (!valid || cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0) ||
+                            cp == 0xFEFF)) {
             cell = "?";
-        } else {
-            cell.assign(line.substr(i, n));
         }
         out.is_tab.push_back(cp == '\t');
-        out.cells.push_back(std::move(cell));
+        out.cells.push_back(cell);
         i += n;
     }
     return out;
