@@ -106,13 +106,7 @@ fi
 
 # --set errors name their origin: `error: --set NAME=VALUE: …`, then a note where the file uses
 # the value (a value out of bounds, of the wrong dimension), or a caret under the value (syntax).
-cat >"$tmp/ring.sgdnet" <<'SRC'
-model ring;
-param N = 4;
-param bw = 10 Gbps;
-worker w[N] { compute = det(100 ms); bandwidth = bw; latency = 25 us; }
-training { sync = allreduce_ring; granularity = coarse; model_bytes = 100 MB; }
-SRC
+cp "$(dirname "${BASH_SOURCE[0]}")/../data/ring_set.sgdnet" "$tmp/ring.sgdnet"
 # expect_set_error DESCRIPTION SET FIRST-LINE SECOND-LINE: `run --set SET` exits 2 with these lines.
 expect_set_error() {
     "$SGDNET" run "$tmp/ring.sgdnet" --set "$2" >"$tmp/out" 2>"$tmp/err"
@@ -125,13 +119,13 @@ expect_set_error() {
 }
 expect_set_error "out of the bounds of its use" "bw=-25Gbps" \
     'error: --set bw=-25Gbps: `bandwidth` must be > 0, got -25 Gbps' \
-    "$tmp/ring.sgdnet:4:50: note: the value of \`bw\` is used here"
+    "$tmp/ring.sgdnet:5:50: note: the value of \`bw\` is used here"
 expect_set_error "wrong dimension" "bw=3ms" \
     'error: --set bw=3ms: expected a rate, got a time (3 ms)' \
-    "$tmp/ring.sgdnet:4:50: note: the value of \`bw\` is used here"
+    "$tmp/ring.sgdnet:5:50: note: the value of \`bw\` is used here"
 expect_set_error "an array size" "N=0" \
     'error: --set N=0: an array size must be in 1..1000000, got 0' \
-    "$tmp/ring.sgdnet:4:10: note: the value of \`N\` is used here"
+    "$tmp/ring.sgdnet:5:10: note: the value of \`N\` is used here"
 expect_set_error "bad syntax, caret under the value" "bw=25Gbbps" \
     "error: --set bw=25Gbbps: unknown unit 'Gbbps' (units are listed in docs/language.md §3)" \
     '  --set bw=25Gbbps'

@@ -88,13 +88,7 @@ check "resumed file equals the uninterrupted one" "cmp -s $tmp/full.csv $tmp/par
 
 # Every point is compiled before the first is solved: bad points abort the sweep before any row
 # is written, each named with its error, and a summary lists them all.
-cat >"$tmp/ring.sgdnet" <<'SRC'
-model ring;
-param N = 4;
-param bw = 10 Gbps;
-worker w[N] { compute = det(100 ms); bandwidth = bw; latency = 25 us; }
-training { sync = allreduce_ring; granularity = coarse; model_bytes = 100 MB; }
-SRC
+cp "$(dirname "${BASH_SOURCE[0]}")/../data/ring_set.sgdnet" "$tmp/ring.sgdnet"
 "$SGDNET" sweep "$tmp/ring.sgdnet" --set N=2,3 --set bw=10Gbps,-25Gbps,0Gbps -o "$tmp/badpts.csv" \
     2>"$tmp/err"
 check "bad sweep points: exit 2" "[ $? -eq 2 ]"
@@ -102,7 +96,7 @@ check "bad sweep points: no row written" "[ ! -s $tmp/badpts.csv ]"
 check "bad sweep points: every one named with its error" \
     "[ \$(grep -c '^error: --set bw=.* (at sweep point N=[23], bw=.*): .bandwidth. must be > 0, got ' $tmp/err) -eq 4 ]"
 check "bad sweep points: the error's note in the file" \
-    "grep -q '^$tmp/ring.sgdnet:4:50: note: the value of .bw. is used here' $tmp/err"
+    "grep -q '^$tmp/ring.sgdnet:5:50: note: the value of .bw. is used here' $tmp/err"
 check "bad sweep points: the summary lists them all" \
     "grep -qx 'error: 4 of 6 sweep points do not compile, so none was solved: N=2, bw=-25Gbps; N=2, bw=0Gbps; N=3, bw=-25Gbps; N=3, bw=0Gbps' $tmp/err"
 check "bad sweep points: nothing solved" "! grep -q '^point ' $tmp/err"
