@@ -427,8 +427,15 @@ SimEngine::SimEngine(const CompiledNet& net, uint64_t seed, uint64_t stream)
     race_tree_.assign(2 * static_cast<std::size_t>(race_base_), 0.0);
     race_busy_.assign(net.num_transitions, 0);
     race_owner_.assign(race_base_, 0);
-    for (uint32_t t = 0; t < net.num_transitions; ++t)
-        if (net.race_rate[t] > 0) race_owner_[net.race_slot[t]] = t;
+    race_input_.assign(net.num_transitions, EventQueue::kNone);
+    for (uint32_t t = 0; t < net.num_transitions; ++t) {
+        if (!(net.race_rate[t] > 0)) continue;
+        race_owner_[net.race_slot[t]] = t;
+        const CompiledNet::Range in = net.inputs[t], ir = net.interests[t];
+        if (in.end - in.begin == 1 && net.inhibitors[t].begin == net.inhibitors[t].end &&
+            ir.end - ir.begin == 1)
+            race_input_[t] = in.begin;
+    }
     groups_.resize(net.group_place.size());
     for (uint32_t g = 0; g < groups_.size(); ++g) {
         const uint32_t slot = new_slot();
@@ -635,6 +642,15 @@ void SimEngine::set_immediate_enabled(uint32_t t, bool on) {
 }
 
 void SimEngine::update(uint32_t t) {
+    if (const uint32_t arc = race_input_[t]; arc != EventQueue::kNone) {
+        // A race transition with one input arc and nothing else: its busy servers, no branch.
+        const CompiledNet::ArcRef a = net_.arc_pool[arc];
+        uint32_t m = marking_[a.place];
+        if (a.mult != 1) [[unlikely]]
+            m /= a.mult;
+        race_set(t, std::min(net_.servers[t], m));
+        return;
+    }
     uint32_t blocker = EventQueue::kNone;
     const uint32_t deg = degree(t, blocker);
     // With one interest, "all" and "the blocker" are the same list: it never changes.
@@ -682,11 +698,17 @@ void SimEngine::race_set(uint32_t t, uint32_t busy) {
     if (race_busy_[t] == busy) return;
     race_busy_[t] = busy;
     uint32_t k = race_base_ + net_.race_slot[t];
-    race_tree_[k] = net_.race_rate[t] * busy;
-    for (k >>= 1; k >= 1; k >>= 1) race_tree_[k] = race_tree_[2 * k] + race_tree_[2 * k + 1];
+    double v = net_.race_rate[t] * busy;
+    race_tree_[k] = v;
+    // Up the path, carrying the node's new value in a register: a node is still the sum of its
+    // two children (IEEE addition commutes), but no level waits for the store of the one below.
+    for (; k > 1; k >>= 1) {
+        v += race_tree_[k ^ 1];
+        race_tree_[k >> 1] = v;
+    }
 }
 
-double SimEngine::next_time() {
+[[gnu::always_inline]] inline double SimEngine::next_time() {
     if (!has_race_) return queue_.top_time();
     if (!race_drawn_) {
         const double total = race_tree_[1];
@@ -728,8 +750,13 @@ SimEngine::Status SimEngine::fire(uint32_t t) {
         epoch_ = 1;
     }
     pending_.clear();
-    stamp_[t] = epoch_;
-    pending_.push_back(t);
+    // A clocked transition is re-examined after its firing (its clock is done). A race
+    // transition has no clock: what it does depends on the marking alone, so it is re-examined
+    // only when a place it watches tells it, as any other transition.
+    if (!(has_race_ && net_.race_rate[t] > 0)) {
+        stamp_[t] = epoch_;
+        pending_.push_back(t);
+    }
     Status st = Status::Ok;
     const CompiledNet::Range dr = net_.deltas[t];
     for (uint32_t i = dr.begin; i < dr.end; ++i) {
@@ -848,20 +875,28 @@ SimEngine::Status SimEngine::fire_top() {
     return st;
 }
 
-SimEngine::Status SimEngine::settle() {
-    if (status_ != Status::Ok) return status_;
-    const Status st = resolve_immediates();
-    if (st != Status::Ok) return st;
-    flush_exprs();
-    if (next_time() == kInf) return Status::Deadlock;
+// Inlined into the event loops: between two timed firings there is usually no immediate to
+// resolve and no tracked expression to bring up to date, and then settling is two tests.
+[[gnu::always_inline]] inline SimEngine::Status SimEngine::settle_inline() {
+    if (status_ != Status::Ok) [[unlikely]]
+        return status_;
+    if (!imm_enabled_.empty()) {
+        const Status st = resolve_immediates();
+        if (st != Status::Ok) return st;
+    }
+    if (!dirty_list_.empty()) flush_exprs();
+    if (next_time() == kInf) [[unlikely]]
+        return Status::Deadlock;
     return Status::Ok;
 }
+
+SimEngine::Status SimEngine::settle() { return settle_inline(); }
 
 SimEngine::Status SimEngine::run_until(double t_end, Clock::time_point deadline) {
     const bool check = deadline != Clock::time_point::max();
     uint32_t since_check = 0;
     for (;;) {
-        const Status st = settle();
+        const Status st = settle_inline();
         if (st != Status::Ok) return st;
         const double tn = next_time();
         if (tn > t_end) {
@@ -879,7 +914,7 @@ SimEngine::Status SimEngine::run_until(double t_end, Clock::time_point deadline)
 
 SimEngine::Status SimEngine::run_events(uint64_t n) {
     for (uint64_t k = 0; k < n; ++k) {
-        const Status st = settle();
+        const Status st = settle_inline();
         if (st != Status::Ok) return st;
         const Status fs = fire_top();
         if (fs != Status::Ok) return fs;

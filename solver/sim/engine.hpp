@@ -253,6 +253,7 @@ public:
 
 private:
     Status fire(uint32_t t);
+    Status settle_inline();
     Status resolve_immediates();
     void update(uint32_t t);
     /// Enabling degree of t; when 0, `blocker` is the interest of an arc that disables it.
@@ -330,6 +331,10 @@ private:
     std::vector<double> race_tree_;
     std::vector<uint32_t> race_busy_;  // per transition: servers busy in the race
     std::vector<uint32_t> race_owner_;  // per leaf: its transition
+    /// Per transition: for a race transition whose only arc is one input (no inhibitor, no
+    /// other interest), that arc's index in arc_pool, which alone sets its busy servers; else
+    /// kNone.
+    std::vector<uint32_t> race_input_;
     uint32_t race_base_ = 1;
     bool has_race_ = false;  // any race transition at all (else the queue alone decides)
     double race_at_ = 0;
