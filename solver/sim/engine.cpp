@@ -408,6 +408,10 @@ SimEngine::SimEngine(const CompiledNet& net, uint64_t seed, uint64_t stream)
     imm_pos_.assign(net.num_transitions, EventQueue::kNone);
     watch_head_.assign(net.num_places, EventQueue::kNone);
     thresh_head_.assign(net.num_places, EventQueue::kNone);
+    place_extra_.assign(net.num_places, 0);
+    for (uint32_t p = 0; p < net.num_places; ++p)
+        place_extra_[p] =
+            net.share_group[p] >= 0 || net.place_exprs[p].end > net.place_exprs[p].begin;
     watch_.resize(net.interest_pool.size());
     for (std::size_t i = 0; i < watch_.size(); ++i)
         watch_[i] = {EventQueue::kNone, EventQueue::kNone, net.interest_owner[i], 0};
@@ -782,6 +786,7 @@ SimEngine::Status SimEngine::fire(uint32_t t) {
         };
         notify(watch_head_[d.place]);
         if ((old == 0) != (m == 0)) notify(thresh_head_[d.place]);
+        if (!place_extra_[d.place]) continue;
         if (const int32_t g = net_.share_group[d.place]; g >= 0)
             shift_group(static_cast<uint32_t>(g), m);
         const CompiledNet::Range er = net_.place_exprs[d.place];

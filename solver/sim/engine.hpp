@@ -361,6 +361,8 @@ private:
     };
     std::vector<uint32_t> watch_head_;            // per place: interests told of every change
     std::vector<uint32_t> thresh_head_;           // per place: told when it empties or fills
+    std::vector<uint8_t> place_extra_;            // per place: in a share group or read by a
+                                                  // tracked expression
     std::vector<WatchNode> watch_;                // per interest
     std::vector<uint32_t> watch_mode_;            // per transition: kWatchAll or a blocker interest
     static constexpr uint32_t kWatchAll = EventQueue::kNone - 1;
