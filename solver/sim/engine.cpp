@@ -647,7 +647,8 @@ void SimEngine::set_immediate_enabled(uint32_t t, bool on) {
 
 void SimEngine::update(uint32_t t) {
     if (const uint32_t arc = race_input_[t]; arc != EventQueue::kNone) {
-        // A race transition with one input arc and nothing else: its busy servers, no branch.
+        // A race transition with one input arc and nothing else: its busy servers are
+        // min(servers, degree), without the general enabling and watch-mode logic.
         const CompiledNet::ArcRef a = net_.arc_pool[arc];
         uint32_t m = marking_[a.place];
         if (a.mult != 1) [[unlikely]]
