@@ -13,6 +13,7 @@
 #include "compiler/units.hpp"
 #include "explain/explain.hpp"
 #include "solver/solve.hpp"
+#include "solver/threads.hpp"
 
 namespace sgdnet::cli {
 
@@ -314,6 +315,7 @@ Status cmd_explain(const ExplainArgs& args, Context& ctx) {
     if (args.bounds_only) return explain_bounds_only(args, *compile_options);
     auto solve_options = make_solve_options(run);
     if (!solve_options) return Status::InputError;
+    const solver::ThreadsWarmUp warm_up;  // beside the compile below
     ctx.net = compile_and_report(run.file, *compile_options);
     if (!ctx.net) return Status::InputError;
     const net::PetriNet& net = *ctx.net;

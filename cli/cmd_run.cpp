@@ -12,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "solver/solve.hpp"
+#include "solver/threads.hpp"
 
 namespace sgdnet::cli {
 namespace {
@@ -92,6 +93,7 @@ Status cmd_run(const RunArgs& args, Context& ctx) {
     if (!compile_options) return Status::InputError;
     const auto solve_options = make_solve_options(args);
     if (!solve_options) return Status::InputError;
+    const solver::ThreadsWarmUp warm_up;  // beside the compile below
     ctx.net = compile_and_report(args.file, *compile_options);
     if (!ctx.net) return Status::InputError;
     const net::PetriNet& net = *ctx.net;

@@ -32,6 +32,7 @@
 #ifdef SGDNET_WITH_MPI
 #include "mpi/mpi_sweep.hpp"
 #endif
+#include "solver/threads.hpp"
 #include "sweep/sweep_run.hpp"
 #include "sweep/sweep_shard.hpp"
 #include "sweep/sweep_spec.hpp"
@@ -870,6 +871,7 @@ Status cmd_sweep(const SweepArgs& args, Context& ctx) {
         return Status::InputError;
     }
 #endif
+    const solver::ThreadsWarmUp warm_up;  // beside the compile below
     auto plan = make_plan(args);
     if (!plan) return Status::InputError;
     // Compile every point up front: input errors surface before any solving.

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "solver/solve.hpp"
+#include "solver/threads.hpp"
 #include "tests/support/test_nets.hpp"
 
 using namespace sgdnet;
@@ -65,4 +66,27 @@ TEST_CASE("sim: same seed, 1 vs 2 threads gives bit-identical results") {
     o.seed = 12346;
     const auto c = solver::simulate(net, o);
     CHECK_FALSE(same_bits(a.measures[0].mean, c.measures[0].mean));
+}
+
+TEST_CASE("sim: a solve beside the thread pool's warm-up gives the same bits") {
+    const net::PetriNet net = mixed_net();
+    solver::SolveOptions o;
+    o.precision = 0.01;
+    o.seed = 777;
+    o.threads = 2;
+    const auto a = solver::simulate(net, o);
+    solver::SolveResult b;
+    {
+        const solver::ThreadsWarmUp warm_up;  // the solve starts while the pool is set up
+        b = solver::simulate(net, o);
+    }
+    const solver::ThreadsWarmUp unused;  // destroyed without a solve
+    REQUIRE(a.measures.size() == b.measures.size());
+    for (std::size_t i = 0; i < a.measures.size(); ++i) {
+        INFO(a.measures[i].name);
+        CHECK(same_bits(a.measures[i].mean, b.measures[i].mean));
+        CHECK(same_bits(a.measures[i].ci_low, b.measures[i].ci_low));
+        CHECK(same_bits(a.measures[i].ci_high, b.measures[i].ci_high));
+    }
+    CHECK(a.stats.events == b.stats.events);
 }
