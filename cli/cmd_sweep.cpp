@@ -10,7 +10,9 @@
 #include <condition_variable>
 #include <csignal>
 #include <cstdio>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -21,7 +23,10 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <string>
+#include <system_error>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -804,7 +809,33 @@ int mpi_world_size() {
     return std::getenv("PMIX_RANK") ? 1 : 0;
 }
 
-#ifdef SGDNET_WITH_MPI
+#ifndef SGDNET_WITH_MPI
+/// The same command with MPI linked in, built beside `sgdnet` when MPI is found. `sgdnet` itself
+/// does not load MPI, whose libraries would add several milliseconds to the start of every
+/// command; a sweep started by an MPI launcher becomes the twin instead.
+constexpr const char* kMpiTwin = "sgdnet-mpi";
+
+/// Replaces this process by the twin beside the executable, with the same arguments (read back
+/// from /proc/self/cmdline) and environment, which carries the MPI launcher's. Returns only
+/// when there is no twin or it cannot be started.
+void exec_mpi_twin() {
+    std::error_code ec;
+    const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec) return;
+    const std::string twin = (self.parent_path() / kMpiTwin).string();
+    if (::access(twin.c_str(), X_OK) != 0) return;
+    std::ifstream cmdline("/proc/self/cmdline", std::ios::binary);
+    std::vector<std::string> args;
+    for (std::string arg; std::getline(cmdline, arg, '\0');) args.push_back(arg);
+    if (args.empty()) return;
+    std::vector<char*> argv;
+    for (std::string& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    std::cout.flush();
+    ::execv(twin.c_str(), argv.data());
+    std::cerr << "warning: cannot start " << twin << ": " << std::strerror(errno) << "\n";
+}
+#else
 /// Under mpirun, SIGINT or SIGTERM (mpirun turns Ctrl-C into SIGTERM to every rank, then kills
 /// them a second later) stops handing out points at once: rank 0 writes what it holds.
 extern "C" void on_mpi_stop(int) { g_cancel.store(true); }
@@ -864,8 +895,10 @@ Status cmd_sweep(const SweepArgs& args, Context& ctx) {
 #ifdef SGDNET_WITH_MPI
     if (mpi_world_size() > 0) return cmd_sweep_mpi(args, ctx);
 #else
+    if (mpi_world_size() > 0) exec_mpi_twin();  // returns only when there is no twin
     if (mpi_world_size() > 1) {
-        std::cerr << "error: this sgdnet was built without MPI, so each of the " << mpi_world_size()
+        std::cerr << "error: this sgdnet was built without MPI (no " << kMpiTwin
+                  << " beside it), so each of the " << mpi_world_size()
                   << " ranks would solve the whole sweep; rebuild it with "
                   << "MPI (libopenmpi-dev) or split the sweep with --shard I/K\n";
         return Status::InputError;

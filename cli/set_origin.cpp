@@ -93,7 +93,7 @@ std::string render_caused(const Diagnostics& diags, const Diagnostic& d,
 std::vector<SetOrigin> origins_of(const std::string& option,
                                   const std::vector<std::pair<std::string, std::string>>& sets) {
     std::vector<SetOrigin> out;
-    for (const auto& [name, value] : sets) out.push_back({option, name, value});
+    for (const auto& [name, value] : sets) out.push_back({option, name, value, {}});
     return out;
 }
 
