@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Predicts every measured configuration of runs/ from the one-node profiles of profiles/ and rewrites the table in README.md.
+"""Predicts every measured configuration of runs/ from the one-node profiles of its session and rewrites the table in README.md.
 
 For each workload, `sgdnet import-profile` turns its profile (layer table, step totals and the
 communication probes of comm_probe.py) into `let` definitions; the script writes one model per
@@ -38,7 +38,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 BEGIN, END = "<!-- table:begin -->", "<!-- table:end -->"
-RUN_FILES = ["session1.jsonl", "session2.jsonl"]
+# Each measurement file and the folder of the profiles taken with it (the same sitting).
+SESSIONS = {"session1.jsonl": "profiles", "session2.jsonl": "profiles",
+            "session3.jsonl": "profiles/session3"}
 WORKLOADS = {"mlp": "mlp", "resnet18": "resnet18", "mobilenet_v2": "mobilenet_v2",
              "tiny_transformer:build": "tiny_transformer"}
 MODES = {"ddp": "allreduce_ring", "ps-sync": "ps_sync", "ps-async": "ps_async"}
@@ -101,8 +103,13 @@ def model_text(table, wl, mode, gran, plain):
     return "\n".join(lines)
 
 
-def write_models(sgdnet, wl, folder):
-    profile = os.path.join(HERE, "profiles", f"{wl}_layers.json")
+def models_folder(profiles):
+    """models/ for profiles/, models/NAME/ for profiles/NAME/."""
+    return os.path.join(HERE, "models", os.path.relpath(profiles, "profiles"))
+
+
+def write_models(sgdnet, wl, folder, profiles):
+    profile = os.path.join(HERE, profiles, f"{wl}_layers.json")
     table = run([sgdnet, "import-profile", profile, "--name", wl])
     table = table.replace(os.path.join(HERE, ""), "examples/validation/")
     paths = {}
@@ -116,12 +123,12 @@ def write_models(sgdnet, wl, folder):
     return paths
 
 
-def overlap_share(wl, cap, world, bw_Bps):
+def overlap_share(profiles, wl, cap, world, bw_Bps):
     """Coarse DDP heuristic from the profile: the share of the all-reduce time that a schedule of
     the profile's DDP buckets hides behind the backward. Bucket k is ready when the last of its
     layers' gradients is (`bwd_ready_offset_s`), and takes bytes_k · 2 (N − 1) / N / bandwidth
     on the ring; buckets go one after the other. What ends after the backward is exposed."""
-    prof = json.load(open(os.path.join(HERE, "profiles", f"{wl}_layers.json")))
+    prof = json.load(open(os.path.join(HERE, profiles, f"{wl}_layers.json")))
     ready = {l["name"]: l["bwd_ready_offset_s"]["mean"] for l in prof["layers"]}
     backward = prof["totals"]["backward_s"]["mean"]
     end = total = 0.0
@@ -135,7 +142,7 @@ def overlap_share(wl, cap, world, bw_Bps):
 
 def load_configs():
     configs = {}
-    for fname in RUN_FILES:
+    for fname in SESSIONS:
         eff = {}
         for line in open(os.path.join(HERE, "runs", fname)):
             r = json.loads(line)
@@ -167,7 +174,8 @@ def predict_rows(a, configs, models):
     jobs = {}
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
         for key, c in sorted(configs.items(), key=row_key):
-            _, mode, wl, world, rate, cap = key
+            fname, mode, wl, world, rate, cap = key
+            profiles = SESSIONS[fname]
             sets = {"N": world - 1 if mode != "ddp" else world,
                     "bw": f"{nominal_mbps(rate):g}Mbps", "eff": f"{c['eff'][rate]:.6f}"}
             if mode == "ddp":
@@ -176,10 +184,11 @@ def predict_rows(a, configs, models):
                 s = dict(sets)
                 if mode == "ddp" and variant == ("coarse", False):
                     bw_Bps = nominal_mbps(rate) * 1e6 / 8 * c["eff"][rate]
-                    s["phi"] = f"{overlap_share(wl, cap, world, bw_Bps):.6f}"
+                    s["phi"] = f"{overlap_share(profiles, wl, cap, world, bw_Bps):.6f}"
                 jobs[(key, variant)] = pool.submit(predict, a.sgdnet,
-                                                   models[wl][(mode, *variant)], s, a.seed)
-    rows, errs = [], {"fine": [], "coarse": [], "plain": []}
+                                                   models[profiles, wl][(mode, *variant)], s,
+                                                   a.seed)
+    rows, errs = [], {}
     for key, c in sorted(configs.items(), key=row_key):
         fname, mode, wl, world, rate, cap = key
         m = statistics.fmean(c["runs"])
@@ -188,7 +197,7 @@ def predict_rows(a, configs, models):
                                (("fine", True), "plain")):
             est = jobs[(key, variant)].result()
             err = (est["mean"] - m) / m
-            errs[label].append(err)
+            errs.setdefault((SESSIONS[fname], label), []).append(err)
             cells += [f"{est['mean']:.4g}", f"{err:+.1%}"]
         runs = ", ".join(f"{x:.4g}" for x in c["runs"])
         rows.append(f"| {fname.replace('.jsonl', '')} | {mode} | {wl} | {world} | {rate} | "
@@ -197,16 +206,43 @@ def predict_rows(a, configs, models):
     return rows, errs
 
 
+def needed_models(configs):
+    """(profile folder, workload) of every configuration."""
+    return sorted({(SESSIONS[k[0]], k[2]) for k in configs})
+
+
+def summary(errs):
+    """Median, max and mean signed error per profile set and column, then over all sets."""
+    lines = []
+    sets = sorted({profiles for profiles, _ in errs})
+    names = (("fine", "fine"), ("coarse", "coarse"), ("plain", "fine without host terms"))
+    for profiles in sets + [None]:
+        runs = ", ".join(f for f, p in SESSIONS.items() if profiles in (None, p))
+        lines.append(f"- {'all sessions' if profiles is None else runs} "
+                     f"({'every profile set' if profiles is None else profiles + '/'}):")
+        for label, name in names:
+            err = [x for (p, l), xs in errs.items() if l == label and profiles in (None, p)
+                   for x in xs]
+            e = [abs(x) for x in err]
+            lines.append(f"  - {name}: median |error| {statistics.median(e):.1%}, max "
+                         f"{max(e):.1%}, mean signed error {statistics.fmean(err):+.1%} "
+                         f"({len(e)} configurations)")
+    return lines
+
+
 def check(a, configs):
     """The committed models are what the script writes, and the first rows of the table are
     what sgdnet predicts now (same seed, one thread: the same numbers)."""
     import filecmp
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
-        models = {wl: write_models(a.sgdnet, wl, tmp) for wl in sorted({k[2] for k in configs})}
-        for paths in models.values():
-            for path in paths.values():
-                committed = os.path.join(HERE, "models", os.path.basename(path))
+        models = {}
+        for profiles, wl in needed_models(configs):
+            folder = os.path.join(tmp, os.path.relpath(profiles, "profiles"))
+            os.makedirs(folder, exist_ok=True)
+            models[profiles, wl] = write_models(a.sgdnet, wl, folder, profiles)
+            for path in models[profiles, wl].values():
+                committed = os.path.join(models_folder(profiles), os.path.basename(path))
                 if not filecmp.cmp(path, committed, shallow=False):
                     sys.exit(f"{committed} differs from what predict.py writes: re-run it")
         first = dict(sorted(configs.items(), key=row_key)[:a.check])
@@ -229,18 +265,15 @@ def main():
     configs = load_configs()
     if a.check:
         return check(a, configs)
-    folder = os.path.join(HERE, "models")
-    os.makedirs(folder, exist_ok=True)
-    models = {wl: write_models(a.sgdnet, wl, folder) for wl in sorted({k[2] for k in configs})}
+    models = {}
+    for profiles, wl in needed_models(configs):
+        os.makedirs(models_folder(profiles), exist_ok=True)
+        models[profiles, wl] = write_models(a.sgdnet, wl, models_folder(profiles), profiles)
     rows, errs = predict_rows(a, configs, models)
     lines = ["| set | mode | workload | world | link | cap | measured steps/s | fine | err | "
              "coarse | err | fine, no host terms | err |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"] + rows + [""]
-    for label, name in (("fine", "fine"), ("coarse", "coarse"), ("plain", "fine without host terms")):
-        e = [abs(x) for x in errs[label]]
-        lines.append(f"- {name}: median |error| {statistics.median(e):.1%}, max {max(e):.1%}, "
-                     f"mean signed error {statistics.fmean(errs[label]):+.1%} "
-                     f"({len(e)} configurations)")
+    lines += summary(errs)
     table = "\n".join(lines)
     print(table)
     readme = os.path.join(HERE, "README.md")
