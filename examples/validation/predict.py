@@ -103,9 +103,9 @@ def model_text(table, wl, mode, gran, plain):
     return "\n".join(lines)
 
 
-def models_folder(profiles):
-    """models/ for profiles/, models/NAME/ for profiles/NAME/."""
-    return os.path.join(HERE, "models", os.path.relpath(profiles, "profiles"))
+def models_folder(profiles, root=os.path.join(HERE, "models")):
+    """ROOT (models/) for profiles/, ROOT/NAME/ for profiles/NAME/."""
+    return os.path.join(root, os.path.relpath(profiles, "profiles"))
 
 
 def write_models(sgdnet, wl, folder, profiles):
@@ -206,9 +206,15 @@ def predict_rows(a, configs, models):
     return rows, errs
 
 
-def needed_models(configs):
-    """(profile folder, workload) of every configuration."""
-    return sorted({(SESSIONS[k[0]], k[2]) for k in configs})
+def write_all_models(sgdnet, configs, root):
+    """The models of every (profile folder, workload) that `configs` needs, written under
+    `root` as models_folder() places them; returns their paths by (profile folder, workload)."""
+    models = {}
+    for profiles, wl in sorted({(SESSIONS[k[0]], k[2]) for k in configs}):
+        folder = models_folder(profiles, root)
+        os.makedirs(folder, exist_ok=True)
+        models[profiles, wl] = write_models(sgdnet, wl, folder, profiles)
+    return models
 
 
 def summary(errs):
@@ -236,12 +242,9 @@ def check(a, configs):
     import filecmp
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
-        models = {}
-        for profiles, wl in needed_models(configs):
-            folder = os.path.join(tmp, os.path.relpath(profiles, "profiles"))
-            os.makedirs(folder, exist_ok=True)
-            models[profiles, wl] = write_models(a.sgdnet, wl, folder, profiles)
-            for path in models[profiles, wl].values():
+        models = write_all_models(a.sgdnet, configs, tmp)
+        for (profiles, _), paths in models.items():
+            for path in paths.values():
                 committed = os.path.join(models_folder(profiles), os.path.basename(path))
                 if not filecmp.cmp(path, committed, shallow=False):
                     sys.exit(f"{committed} differs from what predict.py writes: re-run it")
@@ -265,10 +268,7 @@ def main():
     configs = load_configs()
     if a.check:
         return check(a, configs)
-    models = {}
-    for profiles, wl in needed_models(configs):
-        os.makedirs(models_folder(profiles), exist_ok=True)
-        models[profiles, wl] = write_models(a.sgdnet, wl, models_folder(profiles), profiles)
+    models = write_all_models(a.sgdnet, configs, os.path.join(HERE, "models"))
     rows, errs = predict_rows(a, configs, models)
     lines = ["| set | mode | workload | world | link | cap | measured steps/s | fine | err | "
              "coarse | err | fine, no host terms | err |",
