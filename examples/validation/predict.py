@@ -236,6 +236,43 @@ def summary(errs):
     return lines
 
 
+def compute_beside_ranks():
+    """How much slower the DDP runs computed than their profile, beside the other ranks: rank 0's
+    forward (zero_grad + forward + loss, less the buffer broadcast it sends first at the link's
+    rate) and optimizer step, over the same parts of the profile of the session, as a median over
+    the runs of each (session, workload, world); and that ratio over the processor sharing the
+    model applies while every rank computes (max(1, world / cores)). A diagnosis of the table
+    above, not an input of any model."""
+    groups = {}
+    for fname, profiles in SESSIONS.items():
+        eff = {}
+        for line in open(os.path.join(HERE, "runs", fname)):
+            r = json.loads(line)
+            if r.get("link_check"):
+                eff[r["bw"]] = r["result"]["mbit_per_s"] / nominal_mbps(r["bw"])
+            elif r.get("mode") == "ddp" and not r.get("failed") and r["world"] >= 2:
+                wl = WORKLOADS[r["workload"]]
+                prof = json.load(open(os.path.join(HERE, profiles, f"{wl}_layers.json")))
+                t = prof["totals"]
+                rate_Bps = nominal_mbps(r["bw"]) * 1e6 / 8 * eff[r["bw"]]
+                bcast = (r["world"] - 1) * prof.get("buffer_bytes", 0) / rate_Bps
+                fwd = (r["rank0_fwd_s_mean"] - bcast) / (t["zero_grad_s"]["mean"] +
+                                                         t["forward_s"]["mean"])
+                opt = r["rank0_opt_s_mean"] / t["optimizer_s"]["mean"]
+                sharing = max(1.0, r["world"] / prof["comm_probe"]["cores"])
+                g = groups.setdefault((fname.replace(".jsonl", ""), wl, r["world"]), [])
+                g.append((fwd, opt, sharing))
+    lines = ["| set | workload | world | runs | forward / profile | over sharing | "
+             "optimizer / profile | over sharing |", "|---|---|---|---|---|---|---|---|"]
+    for (name, wl, world), g in sorted(groups.items()):
+        fwd = statistics.median(x[0] for x in g)
+        opt = statistics.median(x[1] for x in g)
+        sharing = g[0][2]
+        lines.append(f"| {name} | {wl} | {world} | {len(g)} | {fwd:.3f} | {fwd / sharing:.3f} | "
+                     f"{opt:.3f} | {opt / sharing:.3f} |")
+    return lines
+
+
 def check(a, configs):
     """The committed models are what the script writes, and the first rows of the table are
     what sgdnet predicts now (same seed, one thread: the same numbers)."""
@@ -251,10 +288,10 @@ def check(a, configs):
         first = dict(sorted(configs.items(), key=row_key)[:a.check])
         rows, _ = predict_rows(a, first, models)
     text = open(os.path.join(HERE, "README.md")).read()
-    for row in rows:
+    for row in rows + compute_beside_ranks()[2:]:
         if row not in text:
             sys.exit(f"README.md has no row\n{row}\nre-run predict.py")
-    print(f"models up to date; {len(rows)} rows of the table reproduced")
+    print(f"models up to date; {len(rows)} rows of the table and the compute table reproduced")
 
 
 def main():
@@ -274,6 +311,8 @@ def main():
              "coarse | err | fine, no host terms | err |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"] + rows + [""]
     lines += summary(errs)
+    lines += ["", "Compute beside the other ranks, in the DDP runs (`compute_beside_ranks`):", ""]
+    lines += compute_beside_ranks()
     table = "\n".join(lines)
     print(table)
     readme = os.path.join(HERE, "README.md")
