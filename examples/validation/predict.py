@@ -40,7 +40,7 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 BEGIN, END = "<!-- table:begin -->", "<!-- table:end -->"
 # Each measurement file and the folder of the profiles taken with it (the same sitting).
 SESSIONS = {"session1.jsonl": "profiles", "session2.jsonl": "profiles",
-            "session3.jsonl": "profiles/session3"}
+            "session3.jsonl": "profiles/session3", "session4.jsonl": "profiles/session4"}
 WORKLOADS = {"mlp": "mlp", "resnet18": "resnet18", "mobilenet_v2": "mobilenet_v2",
              "tiny_transformer:build": "tiny_transformer"}
 MODES = {"ddp": "allreduce_ring", "ps-sync": "ps_sync", "ps-async": "ps_async"}
