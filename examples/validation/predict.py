@@ -28,6 +28,7 @@ Usage (from the repository root, after building):
 
 import argparse
 import concurrent.futures
+import functools
 import json
 import os
 import re
@@ -64,6 +65,28 @@ def run(cmd):
 def nominal_mbps(rate):
     m = re.fullmatch(r"(\d+(?:\.\d+)?)([mg])bit", rate)
     return float(m.group(1)) * (1000.0 if m.group(2) == "g" else 1.0)
+
+
+def goodput_Bps(rate, eff):
+    """A link's rate in bytes/s: nominal times the efficiency of its link check."""
+    return nominal_mbps(rate) * 1e6 / 8 * eff[rate]
+
+
+@functools.lru_cache(maxsize=None)
+def load_profile(profiles, wl):
+    return json.load(open(os.path.join(HERE, profiles, f"{wl}_layers.json")))
+
+
+def read_runs(fname):
+    """The runs of one measurement file that predict.py uses (not failed, world >= 2), each
+    with the efficiency of every link checked so far in the file (a check precedes its runs)."""
+    eff = {}
+    for line in open(os.path.join(HERE, "runs", fname)):
+        r = json.loads(line)
+        if r.get("link_check"):
+            eff[r["bw"]] = r["result"]["mbit_per_s"] / nominal_mbps(r["bw"])
+        elif not r.get("failed") and r["world"] >= 2:
+            yield r, eff
 
 
 def model_text(table, wl, mode, gran, plain):
@@ -128,7 +151,7 @@ def overlap_share(profiles, wl, cap, world, bw_Bps):
     the profile's DDP buckets hides behind the backward. Bucket k is ready when the last of its
     layers' gradients is (`bwd_ready_offset_s`), and takes bytes_k · 2 (N − 1) / N / bandwidth
     on the ring; buckets go one after the other. What ends after the backward is exposed."""
-    prof = json.load(open(os.path.join(HERE, profiles, f"{wl}_layers.json")))
+    prof = load_profile(profiles, wl)
     ready = {l["name"]: l["bwd_ready_offset_s"]["mean"] for l in prof["layers"]}
     backward = prof["totals"]["backward_s"]["mean"]
     end = total = 0.0
@@ -143,14 +166,7 @@ def overlap_share(profiles, wl, cap, world, bw_Bps):
 def load_configs():
     configs = {}
     for fname in SESSIONS:
-        eff = {}
-        for line in open(os.path.join(HERE, "runs", fname)):
-            r = json.loads(line)
-            if r.get("link_check"):
-                eff[r["bw"]] = r["result"]["mbit_per_s"] / nominal_mbps(r["bw"])
-                continue
-            if r.get("failed") or r["world"] < 2:
-                continue
+        for r, eff in read_runs(fname):
             cap = r["bucket_mb"] if r["mode"] == "ddp" else None
             key = (fname, r["mode"], WORKLOADS[r["workload"]], r["world"], r["bw"], cap)
             configs.setdefault(key, {"runs": [], "eff": eff})["runs"].append(r["steps_per_s"])
@@ -183,7 +199,7 @@ def predict_rows(a, configs, models):
             for variant in (("fine", False), ("coarse", False), ("fine", True)):
                 s = dict(sets)
                 if mode == "ddp" and variant == ("coarse", False):
-                    bw_Bps = nominal_mbps(rate) * 1e6 / 8 * c["eff"][rate]
+                    bw_Bps = goodput_Bps(rate, c["eff"])
                     s["phi"] = f"{overlap_share(profiles, wl, cap, world, bw_Bps):.6f}"
                 jobs[(key, variant)] = pool.submit(predict, a.sgdnet,
                                                    models[profiles, wl][(mode, *variant)], s,
@@ -245,23 +261,19 @@ def compute_beside_ranks():
     above, not an input of any model."""
     groups = {}
     for fname, profiles in SESSIONS.items():
-        eff = {}
-        for line in open(os.path.join(HERE, "runs", fname)):
-            r = json.loads(line)
-            if r.get("link_check"):
-                eff[r["bw"]] = r["result"]["mbit_per_s"] / nominal_mbps(r["bw"])
-            elif r.get("mode") == "ddp" and not r.get("failed") and r["world"] >= 2:
-                wl = WORKLOADS[r["workload"]]
-                prof = json.load(open(os.path.join(HERE, profiles, f"{wl}_layers.json")))
-                t = prof["totals"]
-                rate_Bps = nominal_mbps(r["bw"]) * 1e6 / 8 * eff[r["bw"]]
-                bcast = (r["world"] - 1) * prof.get("buffer_bytes", 0) / rate_Bps
-                fwd = (r["rank0_fwd_s_mean"] - bcast) / (t["zero_grad_s"]["mean"] +
-                                                         t["forward_s"]["mean"])
-                opt = r["rank0_opt_s_mean"] / t["optimizer_s"]["mean"]
-                sharing = max(1.0, r["world"] / prof["comm_probe"]["cores"])
-                g = groups.setdefault((fname.replace(".jsonl", ""), wl, r["world"]), [])
-                g.append((fwd, opt, sharing))
+        for r, eff in read_runs(fname):
+            if r["mode"] != "ddp":
+                continue
+            wl = WORKLOADS[r["workload"]]
+            prof = load_profile(profiles, wl)
+            t = prof["totals"]
+            bcast = (r["world"] - 1) * prof.get("buffer_bytes", 0) / goodput_Bps(r["bw"], eff)
+            fwd = (r["rank0_fwd_s_mean"] - bcast) / (t["zero_grad_s"]["mean"] +
+                                                     t["forward_s"]["mean"])
+            opt = r["rank0_opt_s_mean"] / t["optimizer_s"]["mean"]
+            sharing = max(1.0, r["world"] / prof["comm_probe"]["cores"])
+            g = groups.setdefault((fname.replace(".jsonl", ""), wl, r["world"]), [])
+            g.append((fwd, opt, sharing))
     lines = ["| set | workload | world | runs | forward / profile | over sharing | "
              "optimizer / profile | over sharing |", "|---|---|---|---|---|---|---|---|"]
     for (name, wl, world), g in sorted(groups.items()):
