@@ -342,10 +342,7 @@ double overlap_cut(const TrainingSpec& spec, const Demands& d, int i) {
             comm = 2.0 * d.message_time(i, d.server_node(0), bytes);
             break;
     }
-    double bwd = 0;
-    for (const auto& l : w.layers) bwd += net::mean(l.bwd) / w.speed;
-    if (w.layers.empty() || w.compute) bwd = c * 2.0 / 3.0;
-    return std::min({spec.overlap_fraction * comm, bwd, c});
+    return training::backward_tail_work(spec, i, c, comm);
 }
 
 /// Per worker: the part of its compute that precedes its first message of a step (compute − h),

@@ -24,6 +24,23 @@ namespace sgdnet::training {
 
 using net::Measure;
 
+double host_share(const TrainingSpec& spec, int i) {
+    const auto& host = spec.workers[static_cast<std::size_t>(i)].host;
+    if (!host) return 1;
+    double on_host = 0;
+    for (const auto& w : spec.workers) on_host += w.host == host ? 1 : 0;
+    return std::max(1.0, on_host / spec.hosts[static_cast<std::size_t>(*host)].cores);
+}
+
+double backward_tail_work(const TrainingSpec& spec, int i, double compute_mean, double comm) {
+    const WorkerSpec& w = spec.workers[static_cast<std::size_t>(i)];
+    double bwd = 0;
+    for (const auto& l : w.layers) bwd += net::mean(l.bwd) / w.speed;
+    if (w.layers.empty() || w.compute) bwd = compute_mean * 2.0 / 3.0;
+    const double wall = spec.overlap_fraction * comm;
+    return std::min({wall / host_share(spec, i), bwd, compute_mean});
+}
+
 Lowering::Lowering(const TrainingSpec& spec, net::PetriNet& out)
     : spec_(spec), b_(out), n_(static_cast<int>(spec.workers.size())),
       k_(static_cast<int>(spec.servers.size())),
@@ -140,14 +157,9 @@ std::optional<PlaceId> Lowering::coarse_compute(int i, Arcs in, Arcs out, Tail t
     const WorkerSpec& w = worker(i);
     net::Distribution c = coarse_compute_dist(i);
     const double mean_c = net::mean(c);
-    double h = 0;
-    if (spec_.overlap_fraction > 0 && mean_c > 0) {
-        double bwd = 0;
-        for (const auto& l : w.layers) bwd += net::mean(l.bwd) / w.speed;
-        if (w.layers.empty() || w.compute) bwd = mean_c * 2.0 / 3.0;
-        h = std::min(spec_.overlap_fraction * comm_estimate(i), bwd);
-        h = std::min(h, mean_c);
-    }
+    const double h = spec_.overlap_fraction > 0 && mean_c > 0
+                         ? backward_tail_work(spec_, i, mean_c, comm_estimate(i))
+                         : 0.0;
     std::optional<PlaceId> tail;
     if (h > 0) {
         c = scaled(c, (mean_c - h) / mean_c);

@@ -80,6 +80,17 @@ struct TrainingSpec {
     net::SourceRange where;           // the training block
 };
 
+/// How many times slower worker i's CPU jobs run when every worker placed on its host computes
+/// at once: max(1, workers on the host / its cores); 1 for a worker alone on its host.
+double host_share(const TrainingSpec& spec, int i);
+
+/// The coarse backward tail of worker i (docs/training.md, "Coarse overlap"): the CPU work, at
+/// full speed, of the end of its compute that runs beside communication whose time alone on
+/// the links is `comm`. It lasts φ·comm of wall time while the host's workers share the cores,
+/// so its work is φ·comm / host_share, capped by the backward (the layers' backward / speed,
+/// or two thirds of a `compute` without layers) and by `compute_mean`.
+double backward_tail_work(const TrainingSpec& spec, int i, double compute_mean, double comm);
+
 /// Lowers a training system into `out` (appending places, transitions and the measures of
 /// docs/language.md §5.3, steps_per_s first). Returns an error message (empty on success) when the
 /// spec is unusable: no workers, a ps_* scheme without servers, fine granularity without layers,

@@ -55,6 +55,27 @@ TEST_CASE("workers on one host share its cores: step = T max(1, 2/C) + S/B") {
     }
 }
 
+// The coarse overlap fraction φ on a shared host (docs/training.md, "Coarse overlap"): two
+// workers on one host of C cores, coarse ring, N = 2, compute det(T), update det(U), bandwidth
+// B, no latency; the ring alone takes R = S/B. With s = max(1, 2/C) both heads run at 1/s and
+// end together at s·(T − h); then the two tails (h of work each) run at 1/s beside the ring
+// and end at s·h = φ·R, within it, so φ of the ring is hidden whatever the sharing; the two
+// updates run together, s·U:   step = s·(T + U) + (1 − φ)·R.
+TEST_CASE("coarse overlap on a shared host hides φ of the communication: step = s(T+U) + (1-φ)R") {
+    const double t = 0.100, upd = 0.004, s = 50e6, bw = 1e9, phi = 0.5;
+    for (double cores : {1.0, 1.5, 2.0}) {
+        CAPTURE(cores);
+        TrainingSpec spec = homogeneous(2, {net::Det{t}}, bw, 0, {net::Det{upd}});
+        spec.sync = SyncKind::AllreduceRing;
+        spec.model_bytes = s;
+        spec.overlap_fraction = phi;
+        spec.hosts.push_back(host("h", cores));
+        for (auto& w : spec.workers) w.host = 0;
+        const double share = std::max(1.0, 2 / cores);
+        check_exact(run_sim(lower(spec))["step_time"], share * (t + upd) + (1 - phi) * s / bw);
+    }
+}
+
 // The same with worker 0 at speed 0.5 on one core: its job holds 2T of work, worker 1's T.
 // Both run at 1/2 until worker 1's ends at 2T (worker 0 has done T, T left), then worker 0
 // alone at full speed ends at 3T: the work left carries over. step = 3T + S/B; the host is
