@@ -10,8 +10,12 @@ of the measured repeats.
 Where every number comes from (nothing is taken from the runs being predicted):
 - compute, update, layer times and DDP buckets: the workload's profile (one process, no
   communication);
-- `message_overhead`, `comm_cpu`, host cores: the profile's `comm_probe` (two local processes
+- `message_overhead`, host cores: the profile's `comm_probe` (two local processes
   all-reducing over loopback);
+- `comm_cpu`: the compute that traffic through the testbed's emulated link takes from busy
+  cores, per byte at each end (`comm_beside_compute.py --netns`, runs/link_comm_cpu.jsonl: the
+  median over its rounds, per workload), a check of the link like the one below; the profile's
+  loopback value, measured on idle cores, where a workload has none;
 - link rate: the nominal rate times the efficiency that one TCP stream reached on that link in
   the `link_check` line of the same measurement file (a test of the link, not of training);
 - the testbed's layout: every rank on the one host, each with its own NIC; PS rank 0 is the
@@ -89,9 +93,22 @@ def read_runs(fname):
             yield r, eff
 
 
+@functools.lru_cache(maxsize=None)
+def link_comm_cpu():
+    """Per workload, the median over every round in runs/link_comm_cpu.jsonl of the compute lost
+    per byte-end to all-reduces through the emulated link, in seconds."""
+    rounds = {}
+    path = os.path.join(HERE, "runs", "link_comm_cpu.jsonl")
+    for line in open(path) if os.path.exists(path) else []:
+        r = json.loads(line)
+        rounds.setdefault(WORKLOADS[r["workload"]], []).extend(r["rounds_lost_s_per_byte_end"])
+    return {wl: statistics.median(v) for wl, v in rounds.items()}
+
+
 def model_text(table, wl, mode, gran, plain):
     """One model: the imported profile, then the testbed's training system."""
     hosted = not plain
+    link_cpu = link_comm_cpu().get(wl) if hosted else None
     host_line = f"  host = h;\n" if hosted else ""
     lines = [f"// {wl}, {mode}, {gran}-grained{' (no host terms)' if plain else ''}: "
              f"written by examples/validation/predict.py.",
@@ -99,6 +116,10 @@ def model_text(table, wl, mode, gran, plain):
              table, "// ---- the testbed's training system ----", HEADER]
     if hosted:
         lines.append(f"host h {{ cores = {wl}_cores; }}  // every rank on the one machine\n")
+    if link_cpu is not None:
+        lines.append(f"// Compute that the emulated link's traffic takes from busy cores, per byte at\n"
+                     f"// each end (runs/link_comm_cpu.jsonl, comm_beside_compute.py --netns).\n"
+                     f"let link_comm_cpu = {link_cpu * 1e9:.4g} ns / 1 B;\n")
     compute = f"  compute = {wl}_compute;\n" if gran == "coarse" else ""
     if mode == "ddp":
         lines.append("worker w[N] {\n" + f"  layers = {wl};\n" + compute +
@@ -119,7 +140,8 @@ def model_text(table, wl, mode, gran, plain):
         if mode == "ps-async":
             t.append("  sharing = fifo;        // the server receives one gradient at a time")
     if hosted:
-        t += [f"  message_overhead = {wl}_message_overhead;", f"  comm_cpu = {wl}_comm_cpu;"]
+        cpu = "link_comm_cpu" if link_cpu is not None else f"{wl}_comm_cpu"
+        t += [f"  message_overhead = {wl}_message_overhead;", f"  comm_cpu = {cpu};"]
         if mode == "ddp":
             t.append(f"  buffers = {wl}_buffers;  // broadcast from rank 0 before each forward")
     lines.append("\n".join(t) + "\n}\n")
