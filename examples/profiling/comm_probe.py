@@ -5,10 +5,12 @@ growing size. Loopback has no bandwidth limit worth the name, so what an all-red
 is what the hosts pay: the library's and the kernel's work per byte, and the fixed cost of
 every message. From the two processes' CPU time and wall time per all-reduce:
 
-  comm_cpu_s_per_byte  slope of one process's CPU seconds per all-reduce against its size,
+  comm_cpu_idle_s_per_byte
+                       slope of one process's CPU seconds per all-reduce against its size,
                        divided by 2: with two ranks, a ring all-reduce of S bytes sends S and
                        receives S bytes per rank, and sgdnet charges `comm_cpu` per byte at each
-                       end of a message (2 S bytes handled per rank).
+                       end of a message (2 S bytes handled per rank). Also
+                       `comm_cpu_s_per_byte` when no workload is given (below).
   message_overhead_s   intercept of the wall time per all-reduce against its size (least
                        squares of relative errors, so the small sizes decide it), divided by
                        the 2 (N - 1) = 2 messages each rank sends in turn.
@@ -18,11 +20,23 @@ Then a check of processor sharing: the training step is timed alone and while th
 processes all-reduce without pause (`compute_slowdown`); with one core per runnable thread
 that slowdown is 1, and sgdnet's model of a host predicts (jobs / cores) when the jobs exceed
 the cores.
+
+Given the workload (`probe(..., workload=...)`), the CPU cost per byte is measured once more
+where training pays it, beside busy cores (`beside_busy_cores`): one copy of the step per core
+keeps every core busy, and in alternate windows two ranks all-reduce 1 MiB every 10 ms beside
+them. Processor sharing with every core busy is work-conserving, so the copies lose the CPU
+work of the communication: per all-reduce, cores * window * (1 - quiet step / step beside)
+over the all-reduces, and per byte at each end that over 4 S (2 rounds of 2 messages of S/2,
+each handled at both ends). That median becomes `comm_cpu_s_per_byte`; the idle slope above
+is kept as `comm_cpu_idle_s_per_byte`. The ranks can run in two network namespaces instead of
+over loopback (examples/validation/comm_beside_compute.py --netns).
 """
 
 import multiprocessing as mp
 import os
 import statistics
+import subprocess
+import sys
 import time
 
 SIZES = [4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20]
@@ -76,8 +90,128 @@ def _rank_main(rank, port, threads, sizes, reps, results, stop):
     dist.destroy_process_group()
 
 
-def probe(step, threads, reps=20, port=None):
-    """Runs the probes; `step()` runs one training step in this process."""
+def _wait_until(t):
+    while time.perf_counter() < t:
+        time.sleep(0.0005)
+
+
+def _copy_main(workload, threads, windows, results):
+    """One copy of the training step: for each window (start, end) it receives, the mean of
+    the steps that began and ended inside it."""
+    import torch
+    torch.set_num_threads(threads)
+    import profile_model
+    torch.manual_seed(0)
+    spec, batch, classes, shape = workload
+    model, x, y, loss_fn = profile_model.build_workload(spec, batch, classes, shape)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    for _ in range(3):
+        profile_model.one_step(model, opt, loss_fn, x, y)
+    results.put("ready")
+    while (w := windows.get()) is not None:
+        _wait_until(w[0])
+        times = []
+        while (t0 := time.perf_counter()) < w[1]:
+            profile_model.one_step(model, opt, loss_fn, x, y)
+            if (t1 := time.perf_counter()) <= w[1]:
+                times.append(t1 - t0)
+        results.put(statistics.fmean(times) if times else float("nan"))
+
+
+def _paced_rank(rank, addr, port, size, every, threads):
+    """One gloo rank, driven through stdin/stdout: for each line `START END` (perf_counter
+    seconds), an all-reduce of `size` bytes every `every` seconds (back to back when one takes
+    longer) inside that window; writes the count and its own CPU time."""
+    import torch
+    import torch.distributed as dist
+    torch.set_num_threads(threads)
+    os.environ["MASTER_ADDR"] = addr
+    os.environ["MASTER_PORT"] = str(port)
+    dist.init_process_group("gloo", rank=rank, world_size=2)
+    t = torch.ones(size // 4, dtype=torch.float32)
+    for _ in range(3):
+        dist.all_reduce(t)
+    print("ready", flush=True)
+    for line in sys.stdin:
+        start, end = map(float, line.split())
+        _wait_until(start)
+        count, due, cpu0 = 0, start, time.process_time()
+        while due < end:
+            dist.all_reduce(t)
+            count += 1
+            due += every
+            time.sleep(max(0.0, due - time.perf_counter()))
+        print(count, time.process_time() - cpu0, flush=True)
+    dist.destroy_process_group()
+
+
+def _start_paced_ranks(netns, addr, port, size, every, threads):
+    """The two ranks, each a process running this file (inside a network namespace each when
+    `netns` names two); perf_counter is one clock for every process of the machine."""
+    ranks = []
+    for k, ns in enumerate(netns or (None, None)):
+        cmd = [sys.executable, os.path.abspath(__file__), str(k), addr, str(port), str(size),
+               str(every), str(threads)]
+        if ns:
+            cmd = ["ip", "netns", "exec", ns, "env", "GLOO_SOCKET_IFNAME=eth0"] + cmd
+        ranks.append(subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      text=True, bufsize=1))
+    for r in ranks:
+        if r.stdout.readline().strip() != "ready":
+            raise RuntimeError("a paced all-reduce rank failed to start")
+    return ranks
+
+
+def beside_busy_cores(workload, threads=1, size=1 << 20, every=0.01, window=2.0, rounds=4,
+                      netns=None, addr="127.0.0.1", port=29671, report=None):
+    """The compute lost per byte at each end of the messages of a paced all-reduce stream, on
+    a machine whose cores are all busy with copies of the step (see the module's text).
+    `workload` = (spec, batch, classes, input shape) as profile_model.build_workload takes
+    them; `report(round, quiet_step, step_beside, all_reduces, lost, own_cpu)` sees each round."""
+    copies = max(1, len(os.sched_getaffinity(0)) // threads)
+    ctx = mp.get_context("spawn")
+    queues = [(ctx.Queue(), ctx.Queue()) for _ in range(copies)]
+    procs = [ctx.Process(target=_copy_main, args=(workload, threads, w, r)) for w, r in queues]
+    for p in procs:
+        p.start()
+    ranks = _start_paced_ranks(netns, addr, port, size, every, threads)
+    for _, r in queues:
+        r.get()
+    byte_ends = 4 * size
+    lost, own = [], []
+    for k in range(rounds):
+        step = {}
+        for stream in ((False, True) if k % 2 == 0 else (True, False)):
+            start = time.perf_counter() + 0.1
+            for w, _ in queues:
+                w.put((start, start + window))
+            if stream:
+                for r in ranks:
+                    r.stdin.write(f"{start} {start + window}\n")
+            step[stream] = statistics.fmean(r.get() for _, r in queues)
+            if stream:
+                counts = [tuple(map(float, r.stdout.readline().split())) for r in ranks]
+        n = counts[0][0]
+        lost.append(copies * window * (1 - step[False] / step[True]) / n / byte_ends)
+        own.append(sum(c for _, c in counts) / n / byte_ends)
+        if report:
+            report(k, step[False], step[True], n, lost[-1], own[-1])
+    for w, _ in queues:
+        w.put(None)
+    for r in ranks:
+        r.stdin.close()
+        r.wait()
+    for p in procs:
+        p.join()
+    return {"copies": copies, "threads_per_copy": threads, "bytes": size, "every_s": every,
+            "window_s": window, "transport": "netns " + ",".join(netns) if netns else "loopback",
+            "lost_s_per_byte_end": statistics.median(lost), "rounds_lost_s_per_byte_end": lost,
+            "own_cpu_s_per_byte_end": statistics.median(own)}
+
+
+def probe(step, threads, reps=20, port=None, workload=None):
+    """Runs the probes; `step()` runs one training step in this process, and `workload` (as
+    beside_busy_cores takes it), when given, lets copies of it run for the busy-core cost."""
     port = port or int(os.environ.get("SGDNET_PROBE_PORT", "29533"))
     ctx = mp.get_context("spawn")
     results, stop = ctx.Queue(), ctx.Event()
@@ -96,7 +230,7 @@ def probe(step, threads, reps=20, port=None):
         return statistics.median(out)
 
     time.sleep(0.5)
-    busy = timed(10)
+    busy_step = timed(10)
     stop.set()
     for p in procs:
         p.join()
@@ -111,13 +245,24 @@ def probe(step, threads, reps=20, port=None):
                                     relative=True)
     _, b_cpu = _least_squares([r["bytes"] for r in rows], [r["cpu_s_per_rank"] for r in rows])
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    idle_cpu = max(b_cpu, 0.0) / 2
+    busy = beside_busy_cores(workload, threads, port=port + 1) if workload else None
     return {
         "backend": "gloo", "transport": "loopback", "world": 2, "threads_per_rank": threads,
         "repeats": reps, "allreduce": rows,
         "wall_fit": {"intercept_s": a_wall, "slope_s_per_byte": b_wall},
         "message_overhead_s": max(a_wall, 0.0) / 2,
-        "comm_cpu_s_per_byte": max(b_cpu, 0.0) / 2,
+        "comm_cpu_s_per_byte": max(busy["lost_s_per_byte_end"], 0.0) if busy else idle_cpu,
+        "comm_cpu_idle_s_per_byte": idle_cpu,
         "cores": cores,
-        "compute_slowdown": {"step_alone_s": alone, "step_beside_allreduce_s": busy,
-                             "ratio": busy / alone, "background": "2 ranks, 4 MiB all-reduce"},
+        "compute_slowdown": {"step_alone_s": alone, "step_beside_allreduce_s": busy_step,
+                             "ratio": busy_step / alone,
+                             "background": "2 ranks, 4 MiB all-reduce"},
+        **({"beside_busy_cores": busy} if busy else {}),
     }
+
+
+if __name__ == "__main__":
+    # A paced rank of beside_busy_cores: RANK ADDR PORT BYTES EVERY THREADS.
+    _paced_rank(int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4]),
+                float(sys.argv[5]), int(sys.argv[6]))

@@ -20,8 +20,8 @@ folder). FUNCTION(batch) returns (model, inputs, targets, loss_fn) -- inputs of 
 integer token ids -- or FUNCTION() returns an nn.Module mapping a float tensor of shape
 (batch, *input_shape) to class logits (random inputs, CrossEntropyLoss).
 Then comm_probe.py measures, with two local gloo ranks, the CPU cost of communication per
-byte, the fixed cost per message, and the compute slowdown beside communication
-(--no-comm-probe skips it). Run it with the thread count of one training rank (--threads) on
+byte (beside one busy copy of the step per core), the fixed cost per message, and the
+compute slowdown beside communication (--no-comm-probe skips it). Run it with the thread count of one training rank (--threads) on
 an idle machine.
 """
 
@@ -368,7 +368,8 @@ def main():
     comm = None
     if not a.no_comm_probe:
         import comm_probe
-        comm = comm_probe.probe(lambda: one_step(model, opt, loss_fn, x, y), a.threads)
+        comm = comm_probe.probe(lambda: one_step(model, opt, loss_fn, x, y), a.threads,
+                                workload=(a.model, a.batch, a.classes, shape))
 
     out_layers = []
     for i, (lname, m, params) in enumerate(layers):
