@@ -21,8 +21,8 @@ integer token ids -- or FUNCTION() returns an nn.Module mapping a float tensor o
 (batch, *input_shape) to class logits (random inputs, CrossEntropyLoss).
 Then comm_probe.py measures, with two local gloo ranks, the CPU cost of communication per
 byte (beside one busy copy of the step per core), the fixed cost per message, and the
-compute slowdown beside communication (--no-comm-probe skips it). Run it with the thread count of one training rank (--threads) on
-an idle machine.
+compute slowdown beside communication (--no-comm-probe skips it). Run it with the thread
+count of one training rank (--threads) on an idle machine.
 """
 
 import argparse

@@ -117,8 +117,8 @@ def model_text(table, wl, mode, gran, plain):
     if hosted:
         lines.append(f"host h {{ cores = {wl}_cores; }}  // every rank on the one machine\n")
     if link_cpu is not None:
-        lines.append(f"// Compute that the emulated link's traffic takes from busy cores, per byte at\n"
-                     f"// each end (runs/link_comm_cpu.jsonl, comm_beside_compute.py --netns).\n"
+        lines.append("// Compute that the emulated link's traffic takes from busy cores, per byte at\n"
+                     "// each end (runs/link_comm_cpu.jsonl, comm_beside_compute.py --netns).\n"
                      f"let link_comm_cpu = {link_cpu * 1e9:.4g} ns / 1 B;\n")
     compute = f"  compute = {wl}_compute;\n" if gran == "coarse" else ""
     if mode == "ddp":
