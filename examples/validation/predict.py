@@ -13,9 +13,10 @@ Where every number comes from (nothing is taken from the runs being predicted):
 - `message_overhead`, host cores: the profile's `comm_probe` (two local processes
   all-reducing over loopback);
 - `comm_cpu`: the compute that traffic through the testbed's emulated link takes from busy
-  cores, per byte at each end (`comm_beside_compute.py --netns`, runs/link_comm_cpu.jsonl: the
-  median over its rounds, per workload), a check of the link like the one below; the profile's
-  loopback value, measured on idle cores, where a workload has none;
+  cores, per byte at each end (`comm_beside_compute.py --netns`, runs/link_comm_cpu.jsonl, or
+  the file of the profile set's own sitting in LINK_COMM_CPU: the median over its rounds, per
+  workload), a check of the link like the one below; the profile's value where a workload has
+  none;
 - link rate: the nominal rate times the efficiency that one TCP stream reached on that link in
   the `link_check` line of the same measurement file (a test of the link, not of training);
 - the testbed's layout: every rank on the one host, each with its own NIC; PS rank 0 is the
@@ -45,7 +46,11 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 BEGIN, END = "<!-- table:begin -->", "<!-- table:end -->"
 # Each measurement file and the folder of the profiles taken with it (the same sitting).
 SESSIONS = {"session1.jsonl": "profiles", "session2.jsonl": "profiles",
-            "session3.jsonl": "profiles/session3", "session4.jsonl": "profiles/session4"}
+            "session3.jsonl": "profiles/session3", "session4.jsonl": "profiles/session4",
+            "session5.jsonl": "profiles/session5"}
+# The link's comm_cpu measured in the sitting of a profile set; the other sets use the file
+# measured after sessions 1-4.
+LINK_COMM_CPU = {"profiles/session5": "session5_link_comm_cpu.jsonl"}
 WORKLOADS = {"mlp": "mlp", "resnet18": "resnet18", "mobilenet_v2": "mobilenet_v2",
              "tiny_transformer:build": "tiny_transformer"}
 MODES = {"ddp": "allreduce_ring", "ps-sync": "ps_sync", "ps-async": "ps_async"}
@@ -93,22 +98,27 @@ def read_runs(fname):
             yield r, eff
 
 
+def link_file(profiles):
+    return LINK_COMM_CPU.get(profiles, "link_comm_cpu.jsonl")
+
+
 @functools.lru_cache(maxsize=None)
-def link_comm_cpu():
-    """Per workload, the median over every round in runs/link_comm_cpu.jsonl of the compute lost
-    per byte-end to all-reduces through the emulated link, in seconds."""
+def link_comm_cpu(fname):
+    """Per workload, the median over every round in runs/FNAME of the compute lost per byte-end
+    to all-reduces through the emulated link, in seconds."""
     rounds = {}
-    path = os.path.join(HERE, "runs", "link_comm_cpu.jsonl")
+    path = os.path.join(HERE, "runs", fname)
     for line in open(path) if os.path.exists(path) else []:
         r = json.loads(line)
         rounds.setdefault(WORKLOADS[r["workload"]], []).extend(r["rounds_lost_s_per_byte_end"])
     return {wl: statistics.median(v) for wl, v in rounds.items()}
 
 
-def model_text(table, wl, mode, gran, plain):
-    """One model: the imported profile, then the testbed's training system."""
+def model_text(table, wl, mode, gran, plain, link):
+    """One model: the imported profile, then the testbed's training system; LINK is the file
+    of runs/ that holds the link's comm_cpu."""
     hosted = not plain
-    link_cpu = link_comm_cpu().get(wl) if hosted else None
+    link_cpu = link_comm_cpu(link).get(wl) if hosted else None
     host_line = f"  host = h;\n" if hosted else ""
     lines = [f"// {wl}, {mode}, {gran}-grained{' (no host terms)' if plain else ''}: "
              f"written by examples/validation/predict.py.",
@@ -118,7 +128,7 @@ def model_text(table, wl, mode, gran, plain):
         lines.append(f"host h {{ cores = {wl}_cores; }}  // every rank on the one machine\n")
     if link_cpu is not None:
         lines.append("// Compute that the emulated link's traffic takes from busy cores, per byte at\n"
-                     "// each end (runs/link_comm_cpu.jsonl, comm_beside_compute.py --netns).\n"
+                     f"// each end (runs/{link}, comm_beside_compute.py --netns).\n"
                      f"let link_comm_cpu = {link_cpu * 1e9:.4g} ns / 1 B;\n")
     compute = f"  compute = {wl}_compute;\n" if gran == "coarse" else ""
     if mode == "ddp":
@@ -163,7 +173,7 @@ def write_models(sgdnet, wl, folder, profiles):
             name = f"{wl}_{mode.replace('-', '_')}_{gran}{'_plain' if plain else ''}.sgdnet"
             path = os.path.join(folder, name)
             with open(path, "w") as f:
-                f.write(model_text(table, wl, mode, gran, plain))
+                f.write(model_text(table, wl, mode, gran, plain, link_file(profiles)))
             paths[(mode, gran, plain)] = path
     return paths
 
@@ -307,6 +317,28 @@ def compute_beside_ranks():
     return lines
 
 
+def profile_against_alone():
+    """The step of each profile against the world-1 DDP runs of its sitting (one rank, no
+    communication): whether the machine ran the profile at the speed it ran the training. A
+    diagnosis of the table above, not an input of any model."""
+    groups = {}
+    for fname, profiles in SESSIONS.items():
+        for line in open(os.path.join(HERE, "runs", fname)):
+            r = json.loads(line)
+            if r.get("link_check") or r.get("failed") or r["world"] != 1:
+                continue
+            wl = WORKLOADS[r["workload"]]
+            step = load_profile(profiles, wl)["totals"]["step_s"]["mean"]
+            groups.setdefault((fname.replace(".jsonl", ""), wl, step), []).append(r["mean_step_s"])
+    lines = ["| set | workload | runs at world 1 | their steps, ms | profile's step, ms | "
+             "profile / runs |", "|---|---|---|---|---|---|"]
+    for (name, wl, step), g in sorted(groups.items()):
+        steps = ", ".join(f"{1e3 * x:.1f}" for x in g)
+        lines.append(f"| {name} | {wl} | {len(g)} | {steps} | {1e3 * step:.1f} | "
+                     f"{step / statistics.fmean(g):.2f} |")
+    return lines
+
+
 def check(a, configs):
     """The committed models are what the script writes, and the first rows of the table are
     what sgdnet predicts now (same seed, one thread: the same numbers)."""
@@ -322,10 +354,11 @@ def check(a, configs):
         first = dict(sorted(configs.items(), key=row_key)[:a.check])
         rows, _ = predict_rows(a, first, models)
     text = open(os.path.join(HERE, "README.md")).read()
-    for row in rows + compute_beside_ranks()[2:]:
+    for row in rows + compute_beside_ranks()[2:] + profile_against_alone()[2:]:
         if row not in text:
             sys.exit(f"README.md has no row\n{row}\nre-run predict.py")
-    print(f"models up to date; {len(rows)} rows of the table and the compute table reproduced")
+    print(f"models up to date; {len(rows)} rows of the table, the compute and profile tables "
+          "reproduced")
 
 
 def main():
@@ -347,6 +380,9 @@ def main():
     lines += summary(errs)
     lines += ["", "Compute beside the other ranks, in the DDP runs (`compute_beside_ranks`):", ""]
     lines += compute_beside_ranks()
+    lines += ["", "Each profile against the single-rank runs of its sitting "
+              "(`profile_against_alone`):", ""]
+    lines += profile_against_alone()
     table = "\n".join(lines)
     print(table)
     readme = os.path.join(HERE, "README.md")
