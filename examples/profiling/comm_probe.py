@@ -209,9 +209,10 @@ def beside_busy_cores(workload, threads=1, size=1 << 20, every=0.01, window=2.0,
             "own_cpu_s_per_byte_end": statistics.median(own)}
 
 
-def probe(step, threads, reps=20, port=None, workload=None):
+def probe(step, threads, reps=20, port=None, workload=None, netns=None, addr="127.0.0.1"):
     """Runs the probes; `step()` runs one training step in this process, and `workload` (as
-    beside_busy_cores takes it), when given, lets copies of it run for the busy-core cost."""
+    beside_busy_cores takes it), when given, lets copies of it run for the busy-core cost, its
+    two paced ranks in the namespaces `netns` (NS0, NS1; rank 0 at `addr`) when given."""
     port = port or int(os.environ.get("SGDNET_PROBE_PORT", "29533"))
     ctx = mp.get_context("spawn")
     results, stop = ctx.Queue(), ctx.Event()
@@ -246,7 +247,8 @@ def probe(step, threads, reps=20, port=None, workload=None):
     _, b_cpu = _least_squares([r["bytes"] for r in rows], [r["cpu_s_per_rank"] for r in rows])
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     idle_cpu = max(b_cpu, 0.0) / 2
-    busy = beside_busy_cores(workload, threads, port=port + 1) if workload else None
+    busy = (beside_busy_cores(workload, threads, netns=netns, addr=addr, port=port + 1)
+            if workload else None)
     return {
         "backend": "gloo", "transport": "loopback", "world": 2, "threads_per_rank": threads,
         "repeats": reps, "allreduce": rows,

@@ -338,6 +338,12 @@ def main():
     ap.add_argument("--trace-steps", type=int, default=5)
     ap.add_argument("--bucket-caps", default="25,1", help="DDP bucket_cap_mb values; '' = none")
     ap.add_argument("--out-dir", default=".")
+    ap.add_argument("--comm-netns", metavar="NS0,NS1",
+                    help="run the busy-core probe's two ranks in these network namespaces, so "
+                         "that comm_cpu is measured through that network path instead of loopback "
+                         "(root; e.g. the testbed's sgdv0,sgdv1)")
+    ap.add_argument("--comm-addr", default="127.0.0.1",
+                    help="rank 0's address for --comm-netns (10.77.0.1 in the testbed)")
     ap.add_argument("--no-comm-probe", action="store_true",
                     help="skip the communication probes (comm_probe.py; two local gloo ranks)")
     a = ap.parse_args()
@@ -369,7 +375,9 @@ def main():
     if not a.no_comm_probe:
         import comm_probe
         comm = comm_probe.probe(lambda: one_step(model, opt, loss_fn, x, y), a.threads,
-                                workload=(a.model, a.batch, a.classes, shape))
+                                workload=(a.model, a.batch, a.classes, shape),
+                                netns=a.comm_netns.split(",") if a.comm_netns else None,
+                                addr=a.comm_addr)
 
     out_layers = []
     for i, (lname, m, params) in enumerate(layers):
