@@ -759,9 +759,10 @@ std::string to_sgdnet(const Profile& p, const std::string& name) {
     o << "let " << name << "_step = " << format_dist(p.step) << ";  // whole step as measured\n";
     if (const auto& c = p.comm_probe) {
         char number[32];
-        o << "// What communication costs a host (`comm_probe`: two local processes all-reducing "
-             "over\n// loopback), for the training properties `message_overhead` and `comm_cpu` "
-             "and a host's `cores`.\n";
+        o << "// What communication costs a host (`comm_probe`: two local processes all-reducing, "
+             "over\n// loopback unless `beside_busy_cores.transport` names another path), for "
+             "the training\n// properties `message_overhead` and `comm_cpu` and a host's "
+             "`cores`.\n";
         o << "let " << name << "_message_overhead = " << format_time(c->message_overhead_s)
           << ";  // fixed cost of every message\n";
         std::snprintf(number, sizeof number, "%.6g", c->comm_cpu_s_per_byte * 1e9);

@@ -78,7 +78,7 @@ struct RecordedBuckets {
 };
 
 /// What communication costs the hosts, as a format-1 profile's `comm_probe` object records it
-/// (two local processes all-reducing over loopback, examples/profiling/comm_probe.py): the model's
+/// (two local processes all-reducing, examples/profiling/comm_probe.py): the model's
 /// `message_overhead`, `comm_cpu` and a host's `cores`. Canonical units.
 struct CommProbe {
     double message_overhead_s = 0;   // fixed cost of one message
