@@ -86,15 +86,16 @@ def load_profile(profiles, wl):
     return json.load(open(os.path.join(HERE, profiles, f"{wl}_layers.json")))
 
 
-def read_runs(fname):
-    """The runs of one measurement file that predict.py uses (not failed, world >= 2), each
-    with the efficiency of every link checked so far in the file (a check precedes its runs)."""
+def read_runs(fname, alone=False):
+    """The runs of one measurement file that predict.py predicts (not failed, world >= 2; the
+    single-rank runs instead when `alone`), each with the efficiency of every link checked so
+    far in the file (a check precedes its runs)."""
     eff = {}
     for line in open(os.path.join(HERE, "runs", fname)):
         r = json.loads(line)
         if r.get("link_check"):
             eff[r["bw"]] = r["result"]["mbit_per_s"] / nominal_mbps(r["bw"])
-        elif not r.get("failed") and r["world"] >= 2:
+        elif not r.get("failed") and (r["world"] == 1) == alone:
             yield r, eff
 
 
@@ -323,10 +324,7 @@ def profile_against_alone():
     diagnosis of the table above, not an input of any model."""
     groups = {}
     for fname, profiles in SESSIONS.items():
-        for line in open(os.path.join(HERE, "runs", fname)):
-            r = json.loads(line)
-            if r.get("link_check") or r.get("failed") or r["world"] != 1:
-                continue
+        for r, _ in read_runs(fname, alone=True):
             wl = WORKLOADS[r["workload"]]
             step = load_profile(profiles, wl)["totals"]["step_s"]["mean"]
             groups.setdefault((fname.replace(".jsonl", ""), wl, step), []).append(r["mean_step_s"])
