@@ -29,11 +29,15 @@ work of the communication: per all-reduce, cores * window * (1 - quiet step / st
 over the all-reduces, and per byte at each end that over 4 S (2 rounds of 2 messages of S/2,
 each handled at both ends). That median becomes `comm_cpu_s_per_byte`; the idle slope above
 is kept as `comm_cpu_idle_s_per_byte`. The ranks can run in two network namespaces instead of
-over loopback (examples/validation/comm_beside_compute.py --netns).
+over loopback (examples/validation/comm_beside_compute.py --netns), or through a link that
+`shaped_link` emulates with a veth pair and a token bucket on each end (--shape), which costs
+the kernel more than loopback does.
 """
 
+import contextlib
 import multiprocessing as mp
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -162,6 +166,49 @@ def _start_paced_ranks(netns, addr, port, size, every, threads):
     return ranks
 
 
+def _tc_rate_bits(rate):
+    """Bits per second of a tc rate written as NUMBER + kbit, mbit or gbit (e.g. 400mbit)."""
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([kmg])bit", rate)
+    if not m:
+        raise ValueError(f"rate {rate!r}: expected a number and kbit, mbit or gbit, e.g. 1gbit")
+    return float(m.group(1)) * {"k": 1e3, "m": 1e6, "g": 1e9}[m.group(2)]
+
+
+@contextlib.contextmanager
+def shaped_link(rate, names=("sgdnet-probe0", "sgdnet-probe1"), subnet="10.213.0"):
+    """A link emulated by this machine's kernel, for the busy-core probe: two network
+    namespaces joined by one veth pair, each end named eth0 and limited to RATE on its way out
+    by a token bucket (tc tbf, e.g. 1gbit), as an emulated network of namespaces shapes its
+    links. Yields (namespaces, rank 0's address) and deletes both namespaces on exit. Needs root
+    and iproute2. The bucket holds 4 ms of the rate (timer ticks can be 4 ms apart) and at
+    least 128 KiB, so that a 64 KiB offloaded segment is never split for it."""
+    burst = max(128 << 10, int(_tc_rate_bits(rate) / 8 * 0.004))
+
+    def run(*cmd):
+        try:
+            subprocess.run(cmd, check=True, capture_output=True, text=True)
+        except (OSError, subprocess.CalledProcessError) as e:
+            err = e.stderr.strip() if isinstance(e, subprocess.CalledProcessError) else e
+            raise RuntimeError(f"cannot emulate a {rate} link ({' '.join(cmd)}: {err}); it "
+                               "needs root, iproute2 and the tbf queueing discipline") from e
+
+    try:
+        for ns in names:
+            run("ip", "netns", "add", ns)
+        run("ip", "-n", names[0], "link", "add", "eth0", "type", "veth", "peer", "name", "eth0",
+            "netns", names[1])
+        for k, ns in enumerate(names):
+            run("ip", "-n", ns, "addr", "add", f"{subnet}.{k + 1}/24", "dev", "eth0")
+            run("ip", "-n", ns, "link", "set", "lo", "up")
+            run("ip", "-n", ns, "link", "set", "eth0", "up")
+            run("tc", "-n", ns, "qdisc", "add", "dev", "eth0", "root", "tbf", "rate", rate,
+                "burst", str(burst), "latency", "200ms")
+        yield list(names), f"{subnet}.1"
+    finally:
+        for ns in names:
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
 def beside_busy_cores(workload, threads=1, size=1 << 20, every=0.01, window=2.0, rounds=4,
                       netns=None, addr="127.0.0.1", port=29671, report=None):
     """The compute lost per byte at each end of the messages of a paced all-reduce stream, on
@@ -209,10 +256,12 @@ def beside_busy_cores(workload, threads=1, size=1 << 20, every=0.01, window=2.0,
             "own_cpu_s_per_byte_end": statistics.median(own)}
 
 
-def probe(step, threads, reps=20, port=None, workload=None, netns=None, addr="127.0.0.1"):
+def probe(step, threads, reps=20, port=None, workload=None, netns=None, addr="127.0.0.1",
+          shape=None):
     """Runs the probes; `step()` runs one training step in this process, and `workload` (as
     beside_busy_cores takes it), when given, lets copies of it run for the busy-core cost, its
-    two paced ranks in the namespaces `netns` (NS0, NS1; rank 0 at `addr`) when given."""
+    two paced ranks in the namespaces `netns` (NS0, NS1; rank 0 at `addr`) when given, or
+    through a link of rate `shape` that shaped_link emulates for the purpose."""
     port = port or int(os.environ.get("SGDNET_PROBE_PORT", "29533"))
     ctx = mp.get_context("spawn")
     results, stop = ctx.Queue(), ctx.Event()
@@ -247,8 +296,13 @@ def probe(step, threads, reps=20, port=None, workload=None, netns=None, addr="12
     _, b_cpu = _least_squares([r["bytes"] for r in rows], [r["cpu_s_per_rank"] for r in rows])
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     idle_cpu = max(b_cpu, 0.0) / 2
-    busy = (beside_busy_cores(workload, threads, netns=netns, addr=addr, port=port + 1)
-            if workload else None)
+    busy = None
+    if workload and shape:
+        with shaped_link(shape) as (names, rank0):
+            busy = beside_busy_cores(workload, threads, netns=names, addr=rank0, port=port + 1)
+        busy["transport"] = f"veth pair shaped by tc tbf at {shape} (shaped_link)"
+    elif workload:
+        busy = beside_busy_cores(workload, threads, netns=netns, addr=addr, port=port + 1)
     return {
         "backend": "gloo", "transport": "loopback", "world": 2, "threads_per_rank": threads,
         "repeats": reps, "allreduce": rows,

@@ -344,9 +344,16 @@ def main():
                          "(root; e.g. the testbed's sgdv0,sgdv1)")
     ap.add_argument("--comm-addr", default="127.0.0.1",
                     help="rank 0's address for --comm-netns (10.77.0.1 in the testbed)")
+    ap.add_argument("--comm-shape", metavar="RATE", nargs="?", const="1gbit",
+                    help="measure comm_cpu through a link that this machine's kernel emulates "
+                         "at RATE (tc syntax; 1gbit when omitted): two temporary namespaces "
+                         "joined by a veth pair with a tbf rate limit on each end, as an emulated "
+                         "network shapes its links (root)")
     ap.add_argument("--no-comm-probe", action="store_true",
                     help="skip the communication probes (comm_probe.py; two local gloo ranks)")
     a = ap.parse_args()
+    if a.comm_shape and a.comm_netns:
+        ap.error("--comm-shape and --comm-netns each choose the path of the probe; give one")
 
     torch.manual_seed(0)
     torch.set_num_threads(a.threads)
@@ -377,7 +384,7 @@ def main():
         comm = comm_probe.probe(lambda: one_step(model, opt, loss_fn, x, y), a.threads,
                                 workload=(a.model, a.batch, a.classes, shape),
                                 netns=a.comm_netns.split(",") if a.comm_netns else None,
-                                addr=a.comm_addr)
+                                addr=a.comm_addr, shape=a.comm_shape)
 
     out_layers = []
     for i, (lname, m, params) in enumerate(layers):

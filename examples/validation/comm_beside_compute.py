@@ -19,6 +19,8 @@ Usage (from the repository root, Debian's python3 with torch):
   # the two ranks through the testbed's emulated 1 Gbit/s link (its netns.sh up 2 1gbit, root):
   python3 examples/validation/comm_beside_compute.py mlp --batch 32 --netns sgdv0,sgdv1 \\
       --addr 10.77.0.1
+  # through a link of its own, emulated like the testbed's (root):
+  python3 examples/validation/comm_beside_compute.py mlp --batch 32 --shape 1gbit
 """
 
 import argparse
@@ -47,6 +49,9 @@ def main():
                                     "(e.g. the testbed's sgdv0,sgdv1) instead of over loopback")
     ap.add_argument("--addr", default="127.0.0.1", help="rank 0's address (10.77.0.1 in the "
                                                         "testbed's namespaces)")
+    ap.add_argument("--shape", metavar="RATE",
+                    help="run the two ranks through a link that comm_probe.shaped_link emulates "
+                         "at RATE (e.g. 1gbit; root) instead of over loopback or --netns")
     ap.add_argument("--json", help="append the result as one JSON line to this file")
     a = ap.parse_args()
     shape = tuple(int(v) for v in a.input_shape.split(",")) if a.input_shape else None
@@ -56,10 +61,16 @@ def main():
               f"{n:.0f} all-reduces; lost {lost * 1e9:.3f} ns per byte-end, ranks' own CPU "
               f"{own * 1e9:.3f} ns", flush=True)
 
-    r = comm_probe.beside_busy_cores((a.model, a.batch, 10, shape), 1, a.bytes, a.every,
-                                     a.window, a.rounds,
-                                     a.netns.split(",") if a.netns else None, a.addr, a.port,
-                                     report)
+    def measure(netns, addr):
+        return comm_probe.beside_busy_cores((a.model, a.batch, 10, shape), 1, a.bytes, a.every,
+                                            a.window, a.rounds, netns, addr, a.port, report)
+
+    if a.shape:
+        with comm_probe.shaped_link(a.shape) as (names, rank0):
+            r = measure(names, rank0)
+        r["transport"] = f"shaped_link {a.shape}"
+    else:
+        r = measure(a.netns.split(",") if a.netns else None, a.addr)
     rounds = r["rounds_lost_s_per_byte_end"]
     print(f"{a.model}, {r['copies']} copies, {a.bytes} B every {a.every:g} s, {r['transport']}: "
           f"median lost {r['lost_s_per_byte_end'] * 1e9:.3f} ns per byte-end (rounds "
@@ -67,7 +78,7 @@ def main():
           f"{r['own_cpu_s_per_byte_end'] * 1e9:.3f} ns")
     if a.json:
         with open(a.json, "a") as f:
-            f.write(json.dumps({"workload": a.model, "netns": a.netns, **r,
+            f.write(json.dumps({"workload": a.model, "netns": a.netns, "shape": a.shape, **r,
                                 "time": datetime.datetime.now().isoformat(timespec="seconds")})
                     + "\n")
 
