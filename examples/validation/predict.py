@@ -115,11 +115,20 @@ def link_comm_cpu(fname):
     return {wl: statistics.median(v) for wl, v in rounds.items()}
 
 
-def model_text(table, wl, mode, gran, plain, link):
+def model_text(table, wl, mode, gran, plain, link, comm_from=None):
     """One model: the imported profile, then the testbed's training system; LINK is the file
-    of runs/ that holds the link's comm_cpu."""
+    of runs/ that holds the link's comm_cpu, or COMM_FROM a folder of profiles whose own
+    comm_cpu the model takes instead."""
     hosted = not plain
     link_cpu = link_comm_cpu(link).get(wl) if hosted else None
+    source = (f"// Compute that the emulated link's traffic takes from busy cores, per byte at\n"
+              f"// each end (runs/{link}, comm_beside_compute.py --netns).\n")
+    if hosted and comm_from:
+        probe = load_profile(comm_from, wl)["comm_probe"]
+        link_cpu = probe["comm_cpu_s_per_byte"]
+        path = probe.get("beside_busy_cores", {}).get("transport", "loopback, idle cores")
+        source = (f"// Compute that communication takes from busy cores, per byte at each end, as\n"
+                  f"// the profile {comm_from}/{wl}_layers.json measured it ({path}).\n")
     host_line = f"  host = h;\n" if hosted else ""
     lines = [f"// {wl}, {mode}, {gran}-grained{' (no host terms)' if plain else ''}: "
              f"written by examples/validation/predict.py.",
@@ -128,9 +137,7 @@ def model_text(table, wl, mode, gran, plain, link):
     if hosted:
         lines.append(f"host h {{ cores = {wl}_cores; }}  // every rank on the one machine\n")
     if link_cpu is not None:
-        lines.append("// Compute that the emulated link's traffic takes from busy cores, per byte at\n"
-                     f"// each end (runs/{link}, comm_beside_compute.py --netns).\n"
-                     f"let link_comm_cpu = {link_cpu * 1e9:.4g} ns / 1 B;\n")
+        lines.append(source + f"let link_comm_cpu = {link_cpu * 1e9:.4g} ns / 1 B;\n")
     compute = f"  compute = {wl}_compute;\n" if gran == "coarse" else ""
     if mode == "ddp":
         lines.append("worker w[N] {\n" + f"  layers = {wl};\n" + compute +
@@ -164,7 +171,7 @@ def models_folder(profiles, root=os.path.join(HERE, "models")):
     return os.path.join(root, os.path.relpath(profiles, "profiles"))
 
 
-def write_models(sgdnet, wl, folder, profiles):
+def write_models(sgdnet, wl, folder, profiles, comm_from=None):
     profile = os.path.join(HERE, profiles, f"{wl}_layers.json")
     table = run([sgdnet, "import-profile", profile, "--name", wl])
     table = table.replace(os.path.join(HERE, ""), "examples/validation/")
@@ -174,7 +181,7 @@ def write_models(sgdnet, wl, folder, profiles):
             name = f"{wl}_{mode.replace('-', '_')}_{gran}{'_plain' if plain else ''}.sgdnet"
             path = os.path.join(folder, name)
             with open(path, "w") as f:
-                f.write(model_text(table, wl, mode, gran, plain, link_file(profiles)))
+                f.write(model_text(table, wl, mode, gran, plain, link_file(profiles), comm_from))
             paths[(mode, gran, plain)] = path
     return paths
 
@@ -255,14 +262,15 @@ def predict_rows(a, configs, models):
     return rows, errs
 
 
-def write_all_models(sgdnet, configs, root):
+def write_all_models(sgdnet, configs, root, comm_from=None):
     """The models of every (profile folder, workload) that `configs` needs, written under
-    `root` as models_folder() places them; returns their paths by (profile folder, workload)."""
+    `root` as models_folder() places them; returns their paths by (profile folder, workload).
+    With `comm_from`, every model takes the comm_cpu of that folder's profiles."""
     models = {}
     for profiles, wl in sorted({(SESSIONS[k[0]], k[2]) for k in configs}):
         folder = models_folder(profiles, root)
         os.makedirs(folder, exist_ok=True)
-        models[profiles, wl] = write_models(sgdnet, wl, folder, profiles)
+        models[profiles, wl] = write_models(sgdnet, wl, folder, profiles, comm_from)
     return models
 
 
@@ -359,6 +367,20 @@ def check(a, configs):
           "reproduced")
 
 
+def comm_cpu_from(a, configs):
+    """The development set (sessions 1 and 2) predicted as a user of the profiler would: each
+    model's comm_cpu from the profile of its workload in a.comm_cpu_from."""
+    import tempfile
+    dev = {k: c for k, c in configs.items() if k[0] in ("session1.jsonl", "session2.jsonl")}
+    with tempfile.TemporaryDirectory() as tmp:
+        models = write_all_models(a.sgdnet, dev, tmp, a.comm_cpu_from)
+        _, errs = predict_rows(a, dev, models)
+    for wl in sorted({k[2] for k in dev}):
+        value = load_profile(a.comm_cpu_from, wl)["comm_probe"]["comm_cpu_s_per_byte"]
+        print(f"{wl}: comm_cpu {value * 1e9:.3g} ns per byte-end")
+    print("\n".join(summary(errs)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sgdnet", default=os.path.join(ROOT, "build", "cli", "sgdnet"))
@@ -366,10 +388,16 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--check", type=int, metavar="ROWS",
                     help="only check that models/ and the first ROWS rows of the table are current")
+    ap.add_argument("--comm-cpu-from", metavar="FOLDER",
+                    help="predict sessions 1 and 2 with the comm_cpu that the profiles of FOLDER "
+                         "(e.g. profiles/comm_shape) measured, instead of the link's; prints the "
+                         "summary and leaves README.md and models/ alone")
     a = ap.parse_args()
     configs = load_configs()
     if a.check:
         return check(a, configs)
+    if a.comm_cpu_from:
+        return comm_cpu_from(a, configs)
     models = write_all_models(a.sgdnet, configs, os.path.join(HERE, "models"))
     rows, errs = predict_rows(a, configs, models)
     lines = ["| set | mode | workload | world | link | cap | measured steps/s | fine | err | "
