@@ -1,21 +1,26 @@
 #!/usr/bin/env python3
 """Times a workload's plain training step when k copies of it run at once on this machine.
 
-Each copy is a process with one intra-op thread, as a testbed rank is. The copies start
-together (a barrier), step for a fixed time, and report their step times; the script prints the
-mean over copies of each copy's median step for k = 1, 2, 3, 4 and once more k = 1, each against
-the first k = 1, and that ratio over what processor sharing on the machine's cores gives
-(max(1, k / cores)). A ratio over sharing above 1 is what the copies cost each other beyond
-sharing the cores: caches, memory bandwidth, a shared host core.
+Each copy is a process with one intra-op thread, as a testbed rank is. The largest number of
+copies is started once; each round then steps k of them together for a window, for every k in
+turn (the order reverses from one round to the next), so that the machine's drift, which can
+be tens of percent over minutes, cancels in each round's ratios. For each k the script prints
+the median over rounds of the step at k against the step at k = 1 of the same round, its range,
+and that ratio over what processor sharing on the machine's cores gives (max(1, k / cores)).
+A ratio over sharing above 1 is what the copies cost each other beyond sharing the cores:
+caches, memory bandwidth, a shared host core. A copy's step in a window is the mean of the
+steps that began and ended inside it (comm_probe's copies, which the busy-core probe uses).
 
 Usage (from the repository root, Debian's python3 with torch):
   python3 examples/validation/colocation.py mlp --batch 32
   python3 examples/validation/colocation.py mobilenet_v2 --batch 16 --input-shape 3,64,64
   WORKLOAD_PATH=examples/validation/workloads \\
-      python3 examples/validation/colocation.py tiny_transformer:build --batch 4
+      python3 examples/validation/colocation.py tiny_transformer:build --batch 4 --json out.jsonl
 """
 
 import argparse
+import datetime
+import json
 import multiprocessing as mp
 import os
 import statistics
@@ -25,39 +30,36 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "profiling"))
 
-
-def copy_main(spec, batch, shape, barrier, results, seconds):
-    import torch
-    torch.set_num_threads(1)
-    import profile_model
-    torch.manual_seed(0)
-    model, x, y, loss_fn = profile_model.build_workload(spec, batch, 10, shape)
-    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    for _ in range(3):
-        profile_model.one_step(model, opt, loss_fn, x, y)
-    barrier.wait()
-    end = time.perf_counter() + seconds
-    steps = []
-    while time.perf_counter() < end:
-        t0 = time.perf_counter()
-        profile_model.one_step(model, opt, loss_fn, x, y)
-        steps.append(time.perf_counter() - t0)
-    results.put(steps)
+import comm_probe  # noqa: E402
 
 
-def step_time(spec, batch, shape, k, seconds):
-    """Mean over the k copies of each copy's median step (its first and last step left out:
-    they overlap the other copies' start and end)."""
+def alternating(workload, ks, window, rounds):
+    """Per k of `ks` (the first being 1), the ratio of the mean step of k copies stepping
+    together to the step of one copy, one ratio per round; `workload` as
+    profile_model.build_workload takes it (spec, batch, classes, input shape)."""
     ctx = mp.get_context("spawn")
-    barrier, results = ctx.Barrier(k), ctx.Queue()
-    procs = [ctx.Process(target=copy_main, args=(spec, batch, shape, barrier, results, seconds))
-             for _ in range(k)]
+    queues = [(ctx.Queue(), ctx.Queue()) for _ in range(max(ks))]
+    procs = [ctx.Process(target=comm_probe._copy_main, args=(workload, 1, w, r))
+             for w, r in queues]
     for p in procs:
         p.start()
-    steps = [results.get() for _ in procs]
+    for _, r in queues:
+        r.get()
+    ratios = {k: [] for k in ks}
+    for rnd in range(rounds):
+        step = {}
+        for k in (ks if rnd % 2 == 0 else ks[::-1]):
+            start = time.perf_counter() + 0.1
+            for w, _ in queues[:k]:
+                w.put((start, start + window))
+            step[k] = statistics.fmean(r.get() for _, r in queues[:k])
+        for k in ks:
+            ratios[k].append(step[k] / step[ks[0]])
+    for w, _ in queues:
+        w.put(None)
     for p in procs:
         p.join()
-    return statistics.fmean(statistics.median(s[1:-1] if len(s) > 2 else s) for s in steps)
+    return ratios
 
 
 def main():
@@ -66,17 +68,30 @@ def main():
                                   "or MODULE:FUNCTION)")
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--input-shape", help="per-sample input shape, e.g. 3,32,32")
-    ap.add_argument("--seconds", type=float, default=8.0, help="stepping time per k")
+    ap.add_argument("--copies", default="1,2,3,4", help="the values of k, starting with 1")
+    ap.add_argument("--window", type=float, default=2.0, help="seconds per window")
+    ap.add_argument("--rounds", type=int, default=6)
+    ap.add_argument("--json", help="append the result as one JSON line to this file")
     a = ap.parse_args()
     shape = tuple(int(v) for v in a.input_shape.split(",")) if a.input_shape else None
+    ks = [int(k) for k in a.copies.split(",")]
+    if ks[0] != 1 or len(set(ks)) != len(ks) or min(ks) < 1:
+        ap.error("--copies: distinct counts, the first of them 1")
     cores = len(os.sched_getaffinity(0))
-    base = None
-    for k in (1, 2, 3, 4, 1):
-        t = step_time(a.model, a.batch, shape, k, a.seconds)
-        base = base or t
+    ratios = alternating((a.model, a.batch, 10, shape), ks, a.window, a.rounds)
+    out = {}
+    for k in ks:
+        med = statistics.median(ratios[k])
         sharing = max(1.0, k / cores)
-        print(f"{a.model} k={k}: step {t * 1e3:.1f} ms, {t / base:.3f} x alone, "
-              f"{t / base / sharing:.3f} x sharing", flush=True)
+        out[k] = {"x_alone": med, "x_sharing": med / sharing, "rounds": ratios[k]}
+        print(f"{a.model} k={k}: {med:.3f} x alone (rounds {min(ratios[k]):.3f}-"
+              f"{max(ratios[k]):.3f}), {med / sharing:.3f} x sharing", flush=True)
+    if a.json:
+        with open(a.json, "a") as f:
+            f.write(json.dumps({"workload": a.model, "batch": a.batch, "cores": cores,
+                                "window_s": a.window, "copies": out,
+                                "time": datetime.datetime.now().isoformat(timespec="seconds")})
+                    + "\n")
 
 
 if __name__ == "__main__":
