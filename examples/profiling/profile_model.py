@@ -54,7 +54,9 @@ from an unprofiled run with light-weight hooks (time.perf_counter); every time i
   bwd_order  position in gradient-ready order (0 = first ready), from the first timed step.
   param_bytes bytes of the layer's parameters (= gradient bytes).
 totals.forward_s = model(x) + loss; optimizer_s = optimizer.step() for the whole model.
-unhooked_step_s: the same step without hooks (hook overhead check).
+unhooked_step_s: the same step without hooks (hook overhead check; a warning when they differ).
+per_core_step_s: the unhooked step pinned to each CPU in turn (a check of the machine: cores
+that run it at different speeds make every multi-rank prediction carry that spread).
 ddp_buckets: the gradient buckets DDP (gloo, world=1) uses after its first-iteration rebuild,
 for each --bucket-caps value (MB), in all-reduce order.
 """
@@ -243,6 +245,44 @@ def unhooked(model, opt, loss_fn, x, y, warmup, steps):
     return out
 
 
+def per_core(model, opt, loss_fn, x, y, rounds=3, steps=3):
+    """The unhooked step pinned to each CPU this process may use, `steps` steps per CPU in each
+    of `rounds` rounds (the CPUs in turn, so that a drift of the machine touches all of them):
+    per CPU, the median step; and the slowest median over the fastest."""
+    cpus = sorted(os.sched_getaffinity(0))
+    times = {c: [] for c in cpus}
+    try:
+        for _ in range(rounds):
+            for c in cpus:
+                os.sched_setaffinity(0, {c})
+                one_step(model, opt, loss_fn, x, y)
+                for _ in range(steps):
+                    t0 = time.perf_counter()
+                    one_step(model, opt, loss_fn, x, y)
+                    times[c].append(time.perf_counter() - t0)
+    finally:
+        os.sched_setaffinity(0, cpus)
+    med = {c: statistics.median(v) for c, v in times.items()}
+    return {"cpus": cpus, "median_s": [med[c] for c in cpus], "rounds": rounds,
+            "steps_per_round": steps, "slowest_over_fastest": max(med.values()) / min(med.values())}
+
+
+def warn_unsteady(hooked, unhooked, cores, limit=1.1):
+    """Warnings on stderr when the machine did not run the step at one speed: the timed steps
+    (hooked) and the same number right after them (unhooked) differ by more than LIMIT, which
+    the hooks alone do not cost; or the per-core medians do."""
+    if max(hooked, unhooked) / min(hooked, unhooked) > limit:
+        print(f"profile_model.py: warning: the timed steps took {hooked * 1e3:.1f} ms and the "
+              f"unhooked steps right after them {unhooked * 1e3:.1f} ms: the machine's speed "
+              "changed while profiling; profile again on a quieter machine", file=sys.stderr)
+    if cores["slowest_over_fastest"] > limit:
+        print("profile_model.py: warning: this machine's CPUs ran the step at different speeds ("
+              + ", ".join(f"cpu{c} {t * 1e3:.1f} ms" for c, t in
+                          zip(cores["cpus"], cores["median_s"]))
+              + "); ranks on several cores will not all run at the profile's speed",
+              file=sys.stderr)
+
+
 # --------------------------------------------------------------------------------------------
 # Chrome trace
 
@@ -371,6 +411,8 @@ def main():
     rec, fwd_gap, fwd_own, bwd_gap, bwd_off, position, stable = timed_run(
         model, opt, loss_fn, x, y, layers, a.warmup, a.steps)
     plain = unhooked(model, opt, loss_fn, x, y, a.warmup, a.steps)
+    cores = per_core(model, opt, loss_fn, x, y)
+    warn_unsteady(statistics.fmean(rec["step"]), statistics.fmean(plain), cores)
 
     os.makedirs(a.out_dir, exist_ok=True)
     trace_name = f"{name}_trace.json"
@@ -404,7 +446,7 @@ def main():
         "buffer_bytes": sum(b.numel() * b.element_size() for b in model.buffers()),
         "num_layers": len(out_layers), "layers": out_layers,
         "totals": {f"{k}_s": stats(v) for k, v in rec.items()},
-        "unhooked_step_s": stats(plain), "chrome_trace": trace_name,
+        "unhooked_step_s": stats(plain), "per_core_step_s": cores, "chrome_trace": trace_name,
         "env": {"torch": torch.__version__, "python": platform.python_version(),
                 "nproc": os.cpu_count(),
                 "date": datetime.datetime.now().isoformat(timespec="seconds")},
