@@ -16,7 +16,8 @@ Where every number comes from (nothing is taken from the runs being predicted):
   cores, per byte at each end (`comm_beside_compute.py --netns`, runs/link_comm_cpu.jsonl, or
   the file of the profile set's own sitting in LINK_COMM_CPU: the median over its rounds, per
   workload), a check of the link like the one below; the profile's value where a workload has
-  none;
+  none, and for profile sets mapped to None there (profiles/session6/, taken with
+  `profile_model.py --comm-shape`: the profiler alone);
 - link rate: the nominal rate times the efficiency that one TCP stream reached on that link in
   the `link_check` line of the same measurement file (a test of the link, not of training);
 - the testbed's layout: every rank on the one host, each with its own NIC; PS rank 0 is the
@@ -47,10 +48,10 @@ BEGIN, END = "<!-- table:begin -->", "<!-- table:end -->"
 # Each measurement file and the folder of the profiles taken with it (the same sitting).
 SESSIONS = {"session1.jsonl": "profiles", "session2.jsonl": "profiles",
             "session3.jsonl": "profiles/session3", "session4.jsonl": "profiles/session4",
-            "session5.jsonl": "profiles/session5"}
+            "session5.jsonl": "profiles/session5", "session6.jsonl": "profiles/session6"}
 # The link's comm_cpu measured in the sitting of a profile set; the other sets use the file
-# measured after sessions 1-4.
-LINK_COMM_CPU = {"profiles/session5": "session5_link_comm_cpu.jsonl"}
+# measured after sessions 1-4. None: the profiles' own comm_cpu (taken with --comm-shape).
+LINK_COMM_CPU = {"profiles/session5": "session5_link_comm_cpu.jsonl", "profiles/session6": None}
 WORKLOADS = {"mlp": "mlp", "resnet18": "resnet18", "mobilenet_v2": "mobilenet_v2",
              "tiny_transformer:build": "tiny_transformer"}
 MODES = {"ddp": "allreduce_ring", "ps-sync": "ps_sync", "ps-async": "ps_async"}
@@ -108,8 +109,8 @@ def link_comm_cpu(fname):
     """Per workload, the median over every round in runs/FNAME of the compute lost per byte-end
     to all-reduces through the emulated link, in seconds."""
     rounds = {}
-    path = os.path.join(HERE, "runs", fname)
-    for line in open(path) if os.path.exists(path) else []:
+    path = os.path.join(HERE, "runs", fname) if fname else None
+    for line in open(path) if path and os.path.exists(path) else []:
         r = json.loads(line)
         rounds.setdefault(WORKLOADS[r["workload"]], []).extend(r["rounds_lost_s_per_byte_end"])
     return {wl: statistics.median(v) for wl, v in rounds.items()}
