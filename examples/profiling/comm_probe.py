@@ -210,11 +210,19 @@ def shaped_link(rate, names=("sgdnet-probe0", "sgdnet-probe1"), subnet="10.213.0
 
 
 def beside_busy_cores(workload, threads=1, size=1 << 20, every=0.01, window=2.0, rounds=4,
-                      netns=None, addr="127.0.0.1", port=29671, report=None):
+                      netns=None, addr="127.0.0.1", port=29671, report=None, shape=None):
     """The compute lost per byte at each end of the messages of a paced all-reduce stream, on
     a machine whose cores are all busy with copies of the step (see the module's text).
     `workload` = (spec, batch, classes, input shape) as profile_model.build_workload takes
-    them; `report(round, quiet_step, step_beside, all_reduces, lost, own_cpu)` sees each round."""
+    them; `report(round, quiet_step, step_beside, all_reduces, lost, own_cpu)` sees each round.
+    The two ranks talk over loopback, or in the namespaces `netns` (rank 0 at `addr`), or, with
+    `shape` (a tc rate), through a link that shaped_link emulates for the measurement."""
+    if shape:
+        with shaped_link(shape) as (names, rank0):
+            r = beside_busy_cores(workload, threads, size, every, window, rounds, names, rank0,
+                                  port, report)
+        r["transport"] = f"veth pair shaped by tc tbf at {shape} (shaped_link)"
+        return r
     copies = max(1, len(os.sched_getaffinity(0)) // threads)
     ctx = mp.get_context("spawn")
     queues = [(ctx.Queue(), ctx.Queue()) for _ in range(copies)]
@@ -296,13 +304,8 @@ def probe(step, threads, reps=20, port=None, workload=None, netns=None, addr="12
     _, b_cpu = _least_squares([r["bytes"] for r in rows], [r["cpu_s_per_rank"] for r in rows])
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     idle_cpu = max(b_cpu, 0.0) / 2
-    busy = None
-    if workload and shape:
-        with shaped_link(shape) as (names, rank0):
-            busy = beside_busy_cores(workload, threads, netns=names, addr=rank0, port=port + 1)
-        busy["transport"] = f"veth pair shaped by tc tbf at {shape} (shaped_link)"
-    elif workload:
-        busy = beside_busy_cores(workload, threads, netns=netns, addr=addr, port=port + 1)
+    busy = (beside_busy_cores(workload, threads, netns=netns, addr=addr, port=port + 1,
+                              shape=shape) if workload else None)
     return {
         "backend": "gloo", "transport": "loopback", "world": 2, "threads_per_rank": threads,
         "repeats": reps, "allreduce": rows,

@@ -61,16 +61,10 @@ def main():
               f"{n:.0f} all-reduces; lost {lost * 1e9:.3f} ns per byte-end, ranks' own CPU "
               f"{own * 1e9:.3f} ns", flush=True)
 
-    def measure(netns, addr):
-        return comm_probe.beside_busy_cores((a.model, a.batch, 10, shape), 1, a.bytes, a.every,
-                                            a.window, a.rounds, netns, addr, a.port, report)
-
-    if a.shape:
-        with comm_probe.shaped_link(a.shape) as (names, rank0):
-            r = measure(names, rank0)
-        r["transport"] = f"shaped_link {a.shape}"
-    else:
-        r = measure(a.netns.split(",") if a.netns else None, a.addr)
+    r = comm_probe.beside_busy_cores((a.model, a.batch, 10, shape), 1, a.bytes, a.every,
+                                     a.window, a.rounds,
+                                     a.netns.split(",") if a.netns else None, a.addr, a.port,
+                                     report, shape=a.shape)
     rounds = r["rounds_lost_s_per_byte_end"]
     print(f"{a.model}, {r['copies']} copies, {a.bytes} B every {a.every:g} s, {r['transport']}: "
           f"median lost {r['lost_s_per_byte_end'] * 1e9:.3f} ns per byte-end (rounds "
