@@ -166,7 +166,7 @@ def _start_paced_ranks(netns, addr, port, size, every, threads):
     return ranks
 
 
-def _tc_rate_bits(rate):
+def tc_rate_bits(rate):
     """Bits per second of a tc rate written as NUMBER + kbit, mbit or gbit (e.g. 400mbit)."""
     m = re.fullmatch(r"(\d+(?:\.\d+)?)([kmg])bit", rate)
     if not m:
@@ -182,7 +182,7 @@ def shaped_link(rate, names=("sgdnet-probe0", "sgdnet-probe1"), subnet="10.213.0
     links. Yields (namespaces, rank 0's address) and deletes both namespaces on exit. Needs root
     and iproute2. The bucket holds 4 ms of the rate (timer ticks can be 4 ms apart) and at
     least 128 KiB, so that a 64 KiB offloaded segment is never split for it."""
-    burst = max(128 << 10, int(_tc_rate_bits(rate) / 8 * 0.004))
+    burst = max(128 << 10, int(tc_rate_bits(rate) / 8 * 0.004))
 
     def run(*cmd):
         try:

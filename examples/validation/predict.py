@@ -37,13 +37,15 @@ import concurrent.futures
 import functools
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(HERE, "..", "profiling"))
+
+import comm_probe  # noqa: E402
 BEGIN, END = "<!-- table:begin -->", "<!-- table:end -->"
 # Each measurement file and the folder of the profiles taken with it (the same sitting).
 SESSIONS = {"session1.jsonl": "profiles", "session2.jsonl": "profiles",
@@ -73,8 +75,8 @@ def run(cmd):
 
 
 def nominal_mbps(rate):
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)([mg])bit", rate)
-    return float(m.group(1)) * (1000.0 if m.group(2) == "g" else 1.0)
+    """A link's nominal rate (tc's syntax, e.g. 400mbit) in Mbit/s."""
+    return comm_probe.tc_rate_bits(rate) / 1e6
 
 
 def goodput_Bps(rate, eff):
