@@ -123,7 +123,7 @@ def model_text(table, wl, mode, gran, plain, link, comm_from=None):
     of runs/ that holds the link's comm_cpu, or COMM_FROM a folder of profiles whose own
     comm_cpu the model takes instead."""
     hosted = not plain
-    link_cpu = link_comm_cpu(link).get(wl) if hosted else None
+    link_cpu = link_comm_cpu(link).get(wl) if hosted and not comm_from else None
     source = (f"// Compute that the emulated link's traffic takes from busy cores, per byte at\n"
               f"// each end (runs/{link}, comm_beside_compute.py --netns).\n")
     if hosted and comm_from:
