@@ -30,6 +30,8 @@ communication: what the model predicted before those terms existed.
 
 Usage (from the repository root, after building):
   python3 examples/validation/predict.py [--sgdnet build/cli/sgdnet] [--jobs 2]
+  python3 examples/validation/predict.py --comm-cpu-from profiles/comm_shape   # summary only
+  python3 examples/validation/predict.py --ps-sync-bracket                     # table only
 """
 
 import argparse
@@ -118,10 +120,11 @@ def link_comm_cpu(fname):
     return {wl: statistics.median(v) for wl, v in rounds.items()}
 
 
-def model_text(table, wl, mode, gran, plain, link, comm_from=None):
+def model_text(table, wl, mode, gran, plain, link, comm_from=None, ps_sync_sharing="fair"):
     """One model: the imported profile, then the testbed's training system; LINK is the file
     of runs/ that holds the link's comm_cpu, or COMM_FROM a folder of profiles whose own
-    comm_cpu the model takes instead."""
+    comm_cpu the model takes instead. PS_SYNC_SHARING is how the PS sync messages share a
+    link direction (fair, as TCP streams ideally do, unless told)."""
     hosted = not plain
     link_cpu = link_comm_cpu(link).get(wl) if hosted and not comm_from else None
     source = (f"// Compute that the emulated link's traffic takes from busy cores, per byte at\n"
@@ -160,6 +163,8 @@ def model_text(table, wl, mode, gran, plain, link, comm_from=None):
               "  overlap = false;       // sent after the whole backward"]
         if mode == "ps-async":
             t.append("  sharing = fifo;        // the server receives one gradient at a time")
+        elif ps_sync_sharing != "fair":
+            t.append(f"  sharing = {ps_sync_sharing};")
     if hosted:
         cpu = "link_comm_cpu" if link_cpu is not None else f"{wl}_comm_cpu"
         t += [f"  message_overhead = {wl}_message_overhead;", f"  comm_cpu = {cpu};"]
@@ -174,7 +179,7 @@ def models_folder(profiles, root=os.path.join(HERE, "models")):
     return os.path.join(root, os.path.relpath(profiles, "profiles"))
 
 
-def write_models(sgdnet, wl, folder, profiles, comm_from=None):
+def write_models(sgdnet, wl, folder, profiles, comm_from=None, ps_sync_sharing="fair"):
     profile = os.path.join(HERE, profiles, f"{wl}_layers.json")
     table = run([sgdnet, "import-profile", profile, "--name", wl])
     table = table.replace(os.path.join(HERE, ""), "examples/validation/")
@@ -184,7 +189,8 @@ def write_models(sgdnet, wl, folder, profiles, comm_from=None):
             name = f"{wl}_{mode.replace('-', '_')}_{gran}{'_plain' if plain else ''}.sgdnet"
             path = os.path.join(folder, name)
             with open(path, "w") as f:
-                f.write(model_text(table, wl, mode, gran, plain, link_file(profiles), comm_from))
+                f.write(model_text(table, wl, mode, gran, plain, link_file(profiles), comm_from,
+                                   ps_sync_sharing))
             paths[(mode, gran, plain)] = path
     return paths
 
@@ -265,7 +271,7 @@ def predict_rows(a, configs, models):
     return rows, errs
 
 
-def write_all_models(sgdnet, configs, root, comm_from=None):
+def write_all_models(sgdnet, configs, root, comm_from=None, ps_sync_sharing="fair"):
     """The models of every (profile folder, workload) that `configs` needs, written under
     `root` as models_folder() places them; returns their paths by (profile folder, workload).
     With `comm_from`, every model takes the comm_cpu of that folder's profiles."""
@@ -273,7 +279,8 @@ def write_all_models(sgdnet, configs, root, comm_from=None):
     for profiles, wl in sorted({(SESSIONS[k[0]], k[2]) for k in configs}):
         folder = models_folder(profiles, root)
         os.makedirs(folder, exist_ok=True)
-        models[profiles, wl] = write_models(sgdnet, wl, folder, profiles, comm_from)
+        models[profiles, wl] = write_models(sgdnet, wl, folder, profiles, comm_from,
+                                            ps_sync_sharing)
     return models
 
 
@@ -384,6 +391,35 @@ def comm_cpu_from(a, configs):
     print("\n".join(summary(errs)))
 
 
+def ps_sync_bracket(a, configs):
+    """The PS sync configurations of the development set predicted twice by the fine model:
+    with the server's messages sharing its link fairly (the models of the table, TCP's ideal)
+    and served one at a time (`sharing = fifo`); and where the measurement lies between the
+    two (0 = fair, 1 = one at a time). A diagnosis, not a model."""
+    import tempfile
+    dev = {k: c for k, c in configs.items()
+           if k[0] in ("session1.jsonl", "session2.jsonl") and k[1] == "ps-sync"}
+    print("| workload | world | link | measured steps/s | fair | err | one at a time | err | "
+          "position |\n|---|---|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        est = {}
+        for sharing in ("fair", "fifo"):
+            models = write_all_models(a.sgdnet, dev, os.path.join(tmp, sharing),
+                                      ps_sync_sharing=sharing)
+            for key, c in dev.items():
+                fname, mode, wl, world, rate, _ = key
+                sets = {"N": world - 1, "bw": f"{nominal_mbps(rate):g}Mbps",
+                        "eff": f"{c['eff'][rate]:.6f}"}
+                path = models[SESSIONS[fname], wl][(mode, "fine", False)]
+                est[key, sharing] = predict(a.sgdnet, path, sets, a.seed)["mean"]
+    for key, c in sorted(dev.items(), key=row_key):
+        _, _, wl, world, rate, _ = key
+        m, fair, fifo = statistics.fmean(c["runs"]), est[key, "fair"], est[key, "fifo"]
+        pos = f"{(m - fair) / (fifo - fair):.2f}" if fifo - fair > 1e-3 * m else "(equal)"
+        print(f"| {wl} | {world} | {rate} | {m:.4g} | {fair:.4g} | {(fair - m) / m:+.1%} | "
+              f"{fifo:.4g} | {(fifo - m) / m:+.1%} | {pos} |")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sgdnet", default=os.path.join(ROOT, "build", "cli", "sgdnet"))
@@ -395,10 +431,16 @@ def main():
                     help="predict sessions 1 and 2 with the comm_cpu that the profiles of FOLDER "
                          "(e.g. profiles/comm_shape) measured, instead of the link's; prints the "
                          "summary and leaves README.md and models/ alone")
+    ap.add_argument("--ps-sync-bracket", action="store_true",
+                    help="predict the PS sync configurations of sessions 1 and 2 with fair and "
+                         "with one-at-a-time sharing of the server's link; prints a table and "
+                         "leaves README.md and models/ alone")
     a = ap.parse_args()
     configs = load_configs()
     if a.check:
         return check(a, configs)
+    if a.ps_sync_bracket:
+        return ps_sync_bracket(a, configs)
     if a.comm_cpu_from:
         return comm_cpu_from(a, configs)
     models = write_all_models(a.sgdnet, configs, os.path.join(HERE, "models"))
