@@ -33,17 +33,6 @@ configure_and_build() {
     cmake --build "$1" -j "$JOBS"
 }
 
-# label_targets DIR LABELS: one per line, the programs of the configured build DIR that the
-# tests of LABELS (a ctest -L regex) run, which are the targets of the same names.
-label_targets() {
-    ctest --test-dir "$1" -L "$2" --no-tests=error --show-only=json-v1 | python3 -c '
-import json, os, sys
-build = os.path.realpath(sys.argv[1]) + os.sep
-tests = json.load(sys.stdin)["tests"]
-print("\n".join(sorted({os.path.basename(arg) for t in tests for arg in t.get("command", [])
-                        if os.path.realpath(arg).startswith(build)})))' "$1"
-}
-
 demo() {
     deps
     configure_and_build "$BUILD" -DSGDNET_BUILD_TESTS=OFF -DSGDNET_BUILD_BENCH=OFF
@@ -64,16 +53,12 @@ run_tests() {
     ctest --test-dir "$BUILD" --output-on-failure --no-tests=error -j "$JOBS" || status=1
     echo "== normal build and tests took $((SECONDS - start)) s"
 
-    local asan_start=$SECONDS targets
-    # Only the programs that the unit and golden tests run: the other test binaries, the Python
-    # module and sgdnet-mpi would be compiled with the sanitizers for nothing.
+    local asan_start=$SECONDS
+    # Only the programs that the unit and golden tests run (target unit_golden_programs): the
+    # other test binaries, the Python module and sgdnet-mpi would be compiled with the
+    # sanitizers for nothing.
     configure "$ASAN_BUILD" -DSGDNET_SANITIZE=ON -DSGDNET_BUILD_TESTS=ON -DSGDNET_BUILD_BENCH=OFF
-    mapfile -t targets < <(label_targets "$ASAN_BUILD" 'unit|golden')
-    if [ ${#targets[@]} -eq 0 ]; then
-        echo "no unit or golden test program found in $ASAN_BUILD" >&2
-        return 1
-    fi
-    cmake --build "$ASAN_BUILD" -j "$JOBS" --target "${targets[@]}"
+    cmake --build "$ASAN_BUILD" -j "$JOBS" --target unit_golden_programs
     echo "== ctest -L 'unit|golden' under AddressSanitizer + UBSan in $ASAN_BUILD"
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
         ctest --test-dir "$ASAN_BUILD" --output-on-failure --no-tests=error -j "$JOBS" -L 'unit|golden' ||
