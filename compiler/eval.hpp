@@ -165,6 +165,12 @@ std::optional<LayerTable> build_layer_table(const LayersDecl& decl, const Scope&
                                             Diagnostics& diags);
 
 /// Maximum number of elements of one array declaration (workers, servers, places, transitions).
+/// The fuzzing build (FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION) allows 10,000, so that its time
+/// limit catches slow compilation rather than the legitimate cost of a million elements.
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+inline constexpr int64_t kMaxArraySize = 10'000;
+#else
 inline constexpr int64_t kMaxArraySize = 1'000'000;
+#endif
 
 }  // namespace sgdnet::compiler
