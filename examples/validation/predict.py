@@ -234,6 +234,22 @@ def row_key(item):
     return fname, mode, wl, world, rate, cap or 0
 
 
+def config_sets(key, c):
+    """The `--set` values of one configuration: workers, link rate and TCP efficiency, and the
+    bucket cap for DDP."""
+    _, mode, _, world, rate, cap = key
+    sets = {"N": world - 1 if mode != "ddp" else world,
+            "bw": f"{nominal_mbps(rate):g}Mbps", "eff": f"{c['eff'][rate]:.6f}"}
+    if mode == "ddp":
+        sets["cap"] = f"{cap:g}MiB"
+    return sets
+
+
+def development_set(configs):
+    """The configurations of the development set: sessions 1 and 2."""
+    return {k: c for k, c in configs.items() if k[0] in ("session1.jsonl", "session2.jsonl")}
+
+
 def predict_rows(a, configs, models):
     """The table's rows, one per configuration, and the signed errors per column."""
     jobs = {}
@@ -241,10 +257,7 @@ def predict_rows(a, configs, models):
         for key, c in sorted(configs.items(), key=row_key):
             fname, mode, wl, world, rate, cap = key
             profiles = SESSIONS[fname]
-            sets = {"N": world - 1 if mode != "ddp" else world,
-                    "bw": f"{nominal_mbps(rate):g}Mbps", "eff": f"{c['eff'][rate]:.6f}"}
-            if mode == "ddp":
-                sets["cap"] = f"{cap:g}MiB"
+            sets = config_sets(key, c)
             for variant in (("fine", False), ("coarse", False), ("fine", True)):
                 s = dict(sets)
                 if mode == "ddp" and variant == ("coarse", False):
@@ -381,7 +394,7 @@ def comm_cpu_from(a, configs):
     """The development set (sessions 1 and 2) predicted as a user of the profiler would: each
     model's comm_cpu from the profile of its workload in a.comm_cpu_from."""
     import tempfile
-    dev = {k: c for k, c in configs.items() if k[0] in ("session1.jsonl", "session2.jsonl")}
+    dev = development_set(configs)
     with tempfile.TemporaryDirectory() as tmp:
         models = write_all_models(a.sgdnet, dev, tmp, a.comm_cpu_from)
         _, errs = predict_rows(a, dev, models)
@@ -397,8 +410,7 @@ def ps_sync_bracket(a, configs):
     and served one at a time (`sharing = fifo`); and where the measurement lies between the
     two (0 = fair, 1 = one at a time). A diagnosis, not a model."""
     import tempfile
-    dev = {k: c for k, c in configs.items()
-           if k[0] in ("session1.jsonl", "session2.jsonl") and k[1] == "ps-sync"}
+    dev = {k: c for k, c in development_set(configs).items() if k[1] == "ps-sync"}
     print("| workload | world | link | measured steps/s | fair | err | one at a time | err | "
           "position |\n|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
@@ -407,11 +419,9 @@ def ps_sync_bracket(a, configs):
             models = write_all_models(a.sgdnet, dev, os.path.join(tmp, sharing),
                                       ps_sync_sharing=sharing)
             for key, c in dev.items():
-                fname, mode, wl, world, rate, _ = key
-                sets = {"N": world - 1, "bw": f"{nominal_mbps(rate):g}Mbps",
-                        "eff": f"{c['eff'][rate]:.6f}"}
+                fname, mode, wl = key[:3]
                 path = models[SESSIONS[fname], wl][(mode, "fine", False)]
-                est[key, sharing] = predict(a.sgdnet, path, sets, a.seed)["mean"]
+                est[key, sharing] = predict(a.sgdnet, path, config_sets(key, c), a.seed)["mean"]
     for key, c in sorted(dev.items(), key=row_key):
         _, _, wl, world, rate, _ = key
         m, fair, fifo = statistics.fmean(c["runs"]), est[key, "fair"], est[key, "fifo"]
