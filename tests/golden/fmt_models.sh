@@ -2,11 +2,6 @@
 # `sgdnet fmt` on every .sgdnet under models/ and examples/: formatting twice gives the text of
 # formatting once, and the formatted file (rewritten with -i in a copy of the tree) compiles to
 # the same net as the original (and exits the same way).
-#
-# The models of the later validation sessions (examples/validation/models/session*/, 144
-# files) are left out: predict.py writes them from the template of examples/validation/models/,
-# with other numbers.
-#
 #   fmt_models.sh SGDNET REPO_ROOT
 set -u
 sgdnet=$1
@@ -42,8 +37,7 @@ while IFS= read -r f; do
         failures=$((failures + 1))
     fi
     if cmp -s "$f" "$copy"; then :; else changed=$((${changed:-0} + 1)); fi
-done < <(find models examples -path 'examples/validation/models/session*' -prune -o \
-              -name '*.sgdnet' -print | sort)
+done < <(find models examples -name '*.sgdnet' | sort)
 if [ "$count" -lt 20 ]; then
     echo "FAIL: only $count .sgdnet files found under $root/models and $root/examples"
     exit 1
