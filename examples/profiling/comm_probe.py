@@ -62,7 +62,8 @@ def _least_squares(xs, ys, relative=False):
 def _rank_main(rank, port, threads, sizes, reps, results, stop):
     import torch
     import torch.distributed as dist
-    torch.set_num_threads(threads)
+    import profile_model
+    profile_model.rank_threads(threads)
     os.environ["MASTER_ADDR"] = "127.0.0.1"
     os.environ["MASTER_PORT"] = str(port)
     dist.init_process_group("gloo", rank=rank, world_size=2)
@@ -103,8 +104,8 @@ def _copy_main(workload, threads, windows, results):
     """One copy of the training step: for each window (start, end) it receives, the mean of
     the steps that began and ended inside it."""
     import torch
-    torch.set_num_threads(threads)
     import profile_model
+    profile_model.rank_threads(threads)
     torch.manual_seed(0)
     spec, batch, classes, shape = workload
     model, x, y, loss_fn = profile_model.build_workload(spec, batch, classes, shape)
@@ -128,7 +129,8 @@ def _paced_rank(rank, addr, port, size, every, threads):
     longer) inside that window; writes the count and its own CPU time."""
     import torch
     import torch.distributed as dist
-    torch.set_num_threads(threads)
+    import profile_model
+    profile_model.rank_threads(threads)
     os.environ["MASTER_ADDR"] = addr
     os.environ["MASTER_PORT"] = str(port)
     dist.init_process_group("gloo", rank=rank, world_size=2)

@@ -22,7 +22,8 @@ integer token ids -- or FUNCTION() returns an nn.Module mapping a float tensor o
 Then comm_probe.py measures, with two local gloo ranks, the CPU cost of communication per
 byte (beside one busy copy of the step per core), the fixed cost per message, and the
 compute slowdown beside communication (--no-comm-probe skips it). Run it with the thread
-count of one training rank (--threads) on an idle machine.
+count of one training rank (--threads; one inter-op thread, as a testbed rank) on an idle
+machine.
 """
 
 import argparse
@@ -154,6 +155,26 @@ def param_layers(model, x):
         owned.setdefault(owner, []).append((pname, p))
     # Forward order = order of completion, as the gap times (fwd_s) are defined.
     return [(name, modules[name], owned[name]) for name in sorted(owned, key=rank.get)]
+
+
+def default_name(spec):
+    """The output name of a --model spec without --name: the spec itself, or for
+    MODULE:FUNCTION the module's last component and the function, so that two workloads of
+    one module do not overwrite each other's files."""
+    if ":" not in spec:
+        return spec
+    module, function = spec.split(":", 1)
+    return f"{module.split('.')[-1]}_{function}"
+
+
+def rank_threads(threads):
+    """Runs torch with a training rank's threads: `threads` intra-op threads and one inter-op
+    thread, as the testbed's ranks do."""
+    torch.set_num_threads(threads)
+    try:
+        torch.set_num_interop_threads(1)
+    except RuntimeError:  # already set, or inter-op work already started in this process
+        pass
 
 
 def one_step(model, opt, loss_fn, x, y):
@@ -366,7 +387,7 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", default="mlp",
                     help="mlp, resnet18, mobilenet_v2 or MODULE:FUNCTION (see above)")
-    ap.add_argument("--name", help="output name (default: the model's)")
+    ap.add_argument("--name", help="output name (default: --model, or MODULE_FUNCTION for MODULE:FUNCTION)")
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--input-shape", help="per-sample input shape, e.g. 3,32,32")
     ap.add_argument("--classes", type=int, default=10)
@@ -396,12 +417,10 @@ def main():
         ap.error("--comm-shape and --comm-netns each choose the path of the probe; give one")
 
     torch.manual_seed(0)
-    torch.set_num_threads(a.threads)
+    rank_threads(a.threads)
     shape = tuple(int(v) for v in a.input_shape.split(",")) if a.input_shape else None
     model, x, y, loss_fn = build_workload(a.model, a.batch, a.classes, shape)
-    name = a.name or (a.model if ":" not in a.model else a.model.split(":")[1])
-    if ":" in a.model and not a.name:
-        name = a.model.split(":")[0].split(".")[-1]
+    name = a.name or default_name(a.model)
 
     def make_opt(params):
         return torch.optim.SGD(params, lr=a.lr, momentum=a.momentum)
