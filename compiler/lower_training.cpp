@@ -73,6 +73,7 @@ void store(TrainingSpec& spec, PropertyId id, const PropertyValue& v) {
         case PropertyId::Bucket: spec.bucket_bytes = spec.first_bucket_bytes = std::get<double>(v); break;
         case PropertyId::FirstBucket: spec.first_bucket_bytes = std::get<double>(v); break;
         case PropertyId::Sharing: spec.sharing = static_cast<SharingKind>(std::get<int>(v)); break;
+        case PropertyId::ShareRatio: spec.share_ratio = std::get<double>(v); break;
         case PropertyId::Overlap:
             spec.overlap = std::get<OverlapValue>(v).overlap;
             spec.overlap_fraction = std::get<OverlapValue>(v).fraction;
@@ -205,6 +206,11 @@ void eval_training(const TrainingDecl& training, const Scope& scope,
         spec.sync != SyncKind::AllreduceTree) {
         diags.warning(buffers->name_range, "`buffers` is broadcast by all-reduce schemes only "
                                            "(allreduce_ring, allreduce_tree); it is ignored here");
+    }
+    const Property* ratio = find_property(training.properties, PropertyId::ShareRatio);
+    if (ratio && spec.share_ratio != 1 && spec.sharing != SharingKind::Fair) {
+        diags.warning(ratio->name_range, "`share_ratio` weighs fair sharing; with `sharing = "
+                                         "fifo` it is ignored");
     }
     warn_ignored_model_bytes(training, with_layers, spec, diags);
     if (!find_property(training.properties, PropertyId::Sync)) {

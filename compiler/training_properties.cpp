@@ -48,6 +48,7 @@ const std::vector<TrainingProperty> kTraining{
     {P::Sharing, "sharing", K::Keyword, Dim::none(), false,
      {{"fair", static_cast<int>(SharingKind::Fair)},
       {"fifo", static_cast<int>(SharingKind::Fifo)}}},
+    {P::ShareRatio, "share_ratio", K::Ratio},
     {P::Overlap, "overlap", K::Overlap},
     {P::MessageOverhead, "message_overhead", K::Quantity, Dim::seconds(), true},
     {P::CommCpu, "comm_cpu", K::Quantity, Dim::seconds() / Dim::bytes(), true},
@@ -85,6 +86,19 @@ std::optional<PropertyValue> keyword(const TrainingProperty& p, const Expr& e,
                              (id ? ", got `" + *id + "`" + did_you_mean(*id, allowed)
                                  : std::string()));
     return std::nullopt;
+}
+
+/// A dimensionless number in (0, 1].
+std::optional<PropertyValue> ratio(const TrainingProperty& p, const Expr& e, const Scope& s,
+                                   Diagnostics& diags) {
+    auto v = evaluate_quantity(e, Dim::none(), s, diags);
+    if (!v) return std::nullopt;
+    if (!(*v > 0 && *v <= 1)) {
+        diags.error(e.range, "`" + std::string(p.name) + "` must be in (0, 1], got " +
+                                 format_quantity({*v, Dim::none()}));
+        return std::nullopt;
+    }
+    return *v;
 }
 
 std::optional<PropertyValue> overlap(const TrainingProperty& p, const Expr& e, const Scope& s,
@@ -175,6 +189,7 @@ std::optional<PropertyValue> evaluate_property(const TrainingProperty& p, const 
             if (auto s = evaluate_sync(e, scope, diags)) return *s;
             return std::nullopt;
         case ValueKind::Keyword: return keyword(p, e, diags);
+        case ValueKind::Ratio: return ratio(p, e, scope, diags);
         case ValueKind::Overlap: return overlap(p, e, scope, diags);
         case ValueKind::Host: {
             const HostTable none;

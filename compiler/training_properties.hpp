@@ -36,7 +36,7 @@ enum class TrainingBlock { Host, Worker, Server, Training };
 enum class PropertyId {
     Cores,                                                                        // host
     Compute, Layers, Update, Speed, Bandwidth, Latency, Batch, Host,              // worker
-    Sync, Granularity, ModelBytes, Bucket, FirstBucket, Sharing, Overlap,         // training
+    Sync, Granularity, ModelBytes, Bucket, FirstBucket, Sharing, ShareRatio, Overlap,  // training
     MessageOverhead, CommCpu, Fusion, Buffers,
 };
 
@@ -45,6 +45,7 @@ enum class ValueKind {
     Distribution,  // a distribution
     Layers,        // a layer table (a `layers` name)
     Quantity,      // a number of the property's dimension, > 0 (or >= 0: `allow_zero`)
+    Ratio,         // a number in (0, 1]
     Count,         // an integer >= 1
     Sync,          // a coordination scheme (evaluate_sync)
     Keyword,       // one of the property's keywords

@@ -403,7 +403,7 @@ double allreduce_path(const TrainingSpec& spec, const Demands& d, std::string& w
 /// split over the K shards) leave through its uplink after its compute, and all the replies
 /// come back through its downlink. The last push ends S/bw_up after the compute at the
 /// earliest, then that shard's update and reply; the first reply cannot start before the first
-/// push arrived and was applied, and the last ends S/bw_down after it. Under fair sharing
+/// push arrived and was applied, and the last ends S/bw_down after it. Under equal fair sharing
 /// without per-message costs the K pushes start together and none ends before S/bw_up, so the
 /// two directions work one after the other.
 double ps_worker_path(const TrainingSpec& spec, const Demands& d, int i, double head) {
@@ -434,15 +434,16 @@ double ps_worker_path(const TrainingSpec& spec, const Demands& d, int i, double 
     }
     const double up = (one_up ? bytes : chunk) / bw_up, down = (one_down ? bytes : chunk) / bw_down;
     double path = std::max(head + o + up + lat + upd + pull, head + push + upd + o + down + lat);
-    const bool together = spec.sharing == training::SharingKind::Fair && o == 0 &&
-                          spec.comm_cpu_s_per_byte == 0 && spec.hosts.empty() && one_up && one_down;
+    const bool together = spec.sharing == training::SharingKind::Fair && spec.share_ratio == 1 &&
+                          o == 0 && spec.comm_cpu_s_per_byte == 0 && spec.hosts.empty() &&
+                          one_up && one_down;
     if (together) path = std::max(path, head + up + lat + upd + down + lat);
     return path;
 }
 
 /// ps_sync's critical path per shard s, from the end of its update: its replies, a worker's
 /// compute, the pushes, the next update. The replies all leave through s's uplink, so the last
-/// ends N·(S/K)/bw after the update; under fair sharing with no per-message cost they start
+/// ends N·(S/K)/bw after the update; under equal fair sharing with no per-message cost they start
 /// together and none ends before that, and the pushes, none of which starts before the
 /// earliest reply plus the earliest compute, need N·(S/K)/bw on s's downlink.
 double ps_sync_path(const TrainingSpec& spec, const Demands& d, std::string& what) {
@@ -472,7 +473,8 @@ double ps_sync_path(const TrainingSpec& spec, const Demands& d, std::string& wha
             const double replies = n * chunk / up0.bandwidth_Bps;
             path = std::max(path, upd + replies + lat_down + after_reply);
             const bool together = spec.sharing == training::SharingKind::Fair &&
-                                  spec.message_overhead_s == 0 && spec.comm_cpu_s_per_byte == 0 &&
+                                  spec.share_ratio == 1 && spec.message_overhead_s == 0 &&
+                                  spec.comm_cpu_s_per_byte == 0 &&
                                   spec.hosts.empty() && one_down && !down0.dir.empty();
             if (together) {
                 bool cut = false;  // the heuristic's head: no moment bound of it is kept

@@ -47,6 +47,11 @@ std::vector<Arc> operator+(std::vector<Arc> a, const std::vector<Arc>& b) {
 
 }  // namespace
 
+uint32_t share_weight(double ratio, int rank) {
+    if (ratio == 1) return 1;
+    return static_cast<uint32_t>(std::max(1.0, std::round(kShareScale * std::pow(ratio, rank))));
+}
+
 bool is_zero(const net::Distribution& d) {
     const auto* det = std::get_if<net::Det>(&d.v);
     return det != nullptr && det->value_s == 0;
@@ -343,15 +348,20 @@ std::vector<Arc> Builder::transmission(const MessageSpec& m, const std::vector<A
             // the direction: delay det(S / min(bw_a, bw_b)) run at speed
             // min(bw_a / (min_bw · k_a), bw_b / (min_bw · k_b)); remaining bytes carry over
             // because speed implies age memory.
+            // With share weights w (share_weight()), the counter holds the weights of the
+            // direction's messages and the share is w / counter instead of 1 / k.
             PlaceId pending = place(m.name + ".sending");
             std::vector<Arc> started{Arc{pending, 1}};
             std::vector<ExprOp> code;
             int terms = 0;
-            for (Direction* d : r.dirs) {
+            for (int k = 0; k < 2; ++k) {
+                Direction* d = r.dirs[k];
                 if (d == nullptr) continue;
                 PlaceId act = active_place(*d);
-                started.push_back(Arc{act, 1});
-                code.push_back(konst(d->bandwidth_Bps / bw));
+                const int peer = k == 0 ? m.to : m.from;
+                const uint32_t w = share_weight(costs_.share_ratio, node(peer).rank);
+                started.push_back(Arc{act, w});
+                code.push_back(konst(w * d->bandwidth_Bps / bw));
                 code.push_back(tokens(act));
                 code.push_back(op(Code::Div));
                 if (++terms == 2) code.push_back(op(Code::Min));

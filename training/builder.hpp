@@ -21,7 +21,9 @@ using net::TransitionId;
 ///   place is needed and the transfer time is simply bytes / min(bw_a, bw_b). A message through
 ///   a host NIC with a bandwidth (shared by the host's nodes) cannot be exclusive: it takes the
 ///   host NICs' mode instead (MessageCosts).
-/// - Fair: processor sharing through a `NODE.up.active` counter and the transmission's `speed`.
+/// - Fair: processor sharing through a `NODE.up.active` counter and the transmission's `speed`;
+///   with MessageCosts::share_ratio < 1, discriminatory: each message adds its weight to the
+///   counter and progresses at weight / counter of the direction.
 /// - Fifo: one message at a time through a `NODE.up.free` token.
 enum class DirMode { Exclusive, Fair, Fifo };
 
@@ -31,6 +33,7 @@ struct Node {
     double bandwidth_Bps = kInfiniteBandwidth;
     double latency_s = 0;
     std::optional<int> host{};  // Builder::add_host index; none: alone on a host of infinite cores
+    int rank = 0;               // index among the nodes of its kind (w[3]: 3), for share weights
 };
 
 /// What every message costs besides its transfer, and how host NICs are shared.
@@ -38,7 +41,13 @@ struct MessageCosts {
     double overhead_s = 0;        // CPU work on the sender's host before the transmission
     double cpu_s_per_byte = 0;    // CPU work per byte at each end, beside the transmission
     DirMode host_nic_mode = DirMode::Fair;  // of messages through a host NIC (never Exclusive)
+    double share_ratio = 1;       // Fair: a message's weight on a direction is ratio^(peer rank)
 };
+
+/// The integer weight of a message whose peer on a fair direction has rank `rank`:
+/// round(kShareScale · ratio^rank), at least 1; 1 when ratio is 1 (equal shares).
+uint32_t share_weight(double ratio, int rank);
+inline constexpr double kShareScale = 1000;
 
 /// A message to add (docs/language.md §5.1). The initiating transition outputs the arcs returned by
 /// Builder::message(); `deliver` receives a token when the message has arrived (after

@@ -49,12 +49,15 @@ Lowering::Lowering(const TrainingSpec& spec, net::PetriNet& out)
 
 void Lowering::run() {
     for (const auto& h : spec_.hosts) b_.add_host(h);
-    b_.set_message_costs({spec_.message_overhead_s, spec_.comm_cpu_s_per_byte, mode_});
+    b_.set_message_costs(
+        {spec_.message_overhead_s, spec_.comm_cpu_s_per_byte, mode_, spec_.share_ratio});
     for (const auto& w : spec_.workers) {
-        wnode_.push_back(b_.add_node({w.name, w.bandwidth_Bps, w.latency_s, w.host}));
+        const int rank = static_cast<int>(wnode_.size());
+        wnode_.push_back(b_.add_node({w.name, w.bandwidth_Bps, w.latency_s, w.host, rank}));
     }
     for (const auto& s : spec_.servers) {
-        snode_.push_back(b_.add_node({s.name, s.bandwidth_Bps, s.latency_s, s.host}));
+        const int rank = static_cast<int>(snode_.size());
+        snode_.push_back(b_.add_node({s.name, s.bandwidth_Bps, s.latency_s, s.host, rank}));
     }
     step_.resize(u(n_));
     wbusy_.resize(u(n_));

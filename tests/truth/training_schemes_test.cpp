@@ -69,6 +69,38 @@ TEST_CASE("ps_sync coarse deterministic: fair 2N S/B and fifo (N+1) S/B") {
     }
 }
 
+// ps_sync as above with unequal fair shares (share_ratio = r, §5.1): the server's parameter
+// messages weigh r^i on its up direction, the pushes r^i on its down direction (i the worker);
+// every worker direction carries one message and gives it the whole bandwidth.
+// N = 2: the two pulls share B as 1 : r, so w[0]'s ends at (1 + r)·S/B, w[1]'s at 2S/B (work
+// conservation). w[0] pushes from (1 + r)·S/B + L + C, w[1] from 2S/B + L + C: before w[0]'s
+// push, alone until then, can end at (2 + r)·S/B + L + C. So the down direction works without
+// a gap from w[0]'s push on, and the last push ends 2S/B after it starts:
+//   step = C + U + (3 + r)·S/B + 2L   (r = 1: the fair 4S/B; r → 0: the fifo 3S/B).
+// N = 3, r = 1/2 (weights 1, 1/2, 1/4; times in S/B after the update): the pulls end at 1.75
+// (w[0] alone reaches S while w[1] and w[2] reach 1/2 and 1/4), 2.5 (w[1] at 2/3 of B, w[2] at
+// 1/3) and 3. The pushes start at those times + L + C; by w[1]'s start w[0]'s push has 3/4 done,
+// by w[2]'s it has ended (at 2.875) and w[1]'s has 1/4 done: the down direction is never idle
+// from 1.75 + L + C, so the last push ends 3 later:
+//   step = C + U + 4.75·S/B + 2L = C + U + (1 + r + r²)·S/B + 3S/B + 2L.
+TEST_CASE("ps_sync coarse deterministic, share_ratio r: the pulls end one after the other") {
+    const double c = 0.050, upd = 0.003, s = 10e6, bw = 1.25e9, lw = 20e-6, ls = 30e-6;
+    const double big_l = lw + ls;
+    struct Case { int n; double r; };
+    for (Case k : {Case{2, 0.25}, Case{2, 0.5}, Case{2, 0.853}, Case{3, 0.5}}) {
+        CAPTURE(k.n);
+        CAPTURE(k.r);
+        TrainingSpec spec = ps_sync_coarse(k.n, c, upd, s, bw, lw, ls, SharingKind::Fair);
+        spec.share_ratio = k.r;
+        auto e = run_sim(lower(spec));
+        double first = 0;
+        for (int i = 0; i < k.n; ++i) first += std::pow(k.r, i);
+        const double step = c + upd + (first + k.n) * s / bw + 2 * big_l;
+        check_exact(e["step_time"], step);
+        check_exact(e["steps_per_s"], 1 / step);
+    }
+}
+
 // ps_async, coarse, deterministic, fifo: a worker's cycle alone is C + S/B + L (push) + U + S/B
 // + L (reply); the shard's down direction (S/B per gradient), its update (U) and its up
 // direction (S/B) each serve every step of every worker one at a time, so (deterministic closed

@@ -35,10 +35,11 @@ struct JoinResult {
     double cycles_per_s, m1_busy, m2_busy;
 };
 JoinResult join_midway(const std::vector<Node>& nodes, int a, int b, double bytes1, int c, int d,
-                       double bytes2, double join_s, double rest_s) {
+                       double bytes2, double join_s, double rest_s, double share_ratio = 1) {
     net::PetriNet net;
     net.name = "join";
     Builder bld(net);
+    bld.set_message_costs({0, 0, DirMode::Fair, share_ratio});
     for (const Node& n : nodes) bld.add_node(n);
     auto go = bld.place("go", 1);
     auto done1 = bld.place("done1");
@@ -89,6 +90,29 @@ TEST_CASE("fair sharing: a message joining midway, remaining bytes carried over"
         check_exact({"m1", r.m1_busy, 0, 0, ""}, m1_end / cycle);
         check_exact({"m2", r.m2_busy, 0, 0, ""}, m2_time / cycle);
     }
+}
+
+// Unequal fair shares (§5.1 `share_ratio`), r = 1/2: S sends to R1 (rank 1) and then R0 (rank
+// 0), all at 10 MB/s. m1 (10 MB, S→R1) alone runs at 10 MB/s, 5 MB left at 0.5 s; m2 (4 MB,
+// S→R0) joins S's up direction, where m1 weighs r = 1/2 and m2 weighs 1: m2 gets 2/3 of it,
+// 6.667 MB/s, and ends after 0.6 s (t = 1.1 s); m1 sent 2 MB meanwhile at 3.333 MB/s, and its
+// last 3 MB alone take 0.3 s: t = 1.4 s. Rest 0.6 s → cycle 2.0 s; m1 transmits 1.4/2.0 of the
+// time, m2 0.6/2.0 (0.8/2.0 with equal shares, above). The receivers' directions carry one
+// message each and give it their whole bandwidth.
+TEST_CASE("unequal fair shares: the peer of rank 0 weighs 1, of rank 1 r") {
+    const double mb = 1e6;
+    const std::vector<Node> nodes{{"S", 10 * mb, 0, {}, 0}, {"R0", 10 * mb, 0, {}, 0},
+                                  {"R1", 10 * mb, 0, {}, 1}};
+    auto r = join_midway(nodes, 0, 2, 10 * mb, 0, 1, 4 * mb, 0.5, 0.6, 0.5);
+    check_exact({"cycles", r.cycles_per_s, 0, 0, ""}, 1 / 2.0);
+    check_exact({"m1", r.m1_busy, 0, 0, ""}, 1.4 / 2.0);
+    check_exact({"m2", r.m2_busy, 0, 0, ""}, 0.6 / 2.0);
+    CHECK(training::share_weight(0.5, 0) == 1000);
+    CHECK(training::share_weight(0.5, 2) == 250);
+    CHECK(training::share_weight(0.853, 1) == 853);
+    CHECK(training::share_weight(0.1, 4) == 1);  // 0.1, rounded; never below 1
+    CHECK(training::share_weight(0.1, 9) == 1);
+    CHECK(training::share_weight(1, 7) == 1);  // equal shares: the net of `fair` as before
 }
 
 // Fine all-reduce with one bucket (cap above the model size) and overlap = false is the coarse

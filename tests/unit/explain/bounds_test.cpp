@@ -105,6 +105,25 @@ TEST_CASE("ps_sync coarse: the critical path is the closed form, fair and fifo")
     }
 }
 
+// With unequal fair shares (share_ratio r < 1) the pulls no longer all end at N·S/B, so the
+// fair path "all replies, then all pushes" is no bound; what remains stays below the closed
+// form C + U + (3 + r)·S/B + 2L (N = 2, training_schemes_test.cpp), and the simulated
+// throughput below the bound.
+TEST_CASE("ps_sync coarse with share_ratio < 1: still a bound, the fair path dropped") {
+    const double c = 0.050, upd = 0.003, s = 10e6, bw = 1.25e9, lw = 20e-6, ls = 30e-6;
+    for (double ratio : {0.25, 0.853}) {
+        CAPTURE(ratio);
+        auto spec = ps_sync_coarse(2, c, upd, s, bw, lw, ls, compiler::SharingKind::Fair);
+        spec.share_ratio = ratio;
+        const Bounds b = explain::training_bounds(spec);
+        const double step = c + upd + (3 + ratio) * s / bw + 2 * (lw + ls);
+        CHECK(b.cycle_s <= step * (1 + 1e-9));
+        CHECK(b.cycle_s < c + upd + 4 * s / bw + 2 * (lw + ls));
+        const auto r = solve_below(spec, b);
+        check_exact(r.measures.front(), 1 / step);
+    }
+}
+
 // The ready-made ps_sync model at large N: the server NICs carry N·S/K each way per step and
 // the bound (replies, then pushes, fair sharing) is within 1% of the simulated throughput.
 TEST_CASE("ps_sync model at N = 128: within 1% of the bound, the server's NIC named") {
