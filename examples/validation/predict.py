@@ -20,6 +20,8 @@ Where every number comes from (nothing is taken from the runs being predicted):
   `profile_model.py --comm-shape`: the profiler alone);
 - link rate: the nominal rate times the efficiency that one TCP stream reached on that link in
   the `link_check` line of the same measurement file (a test of the link, not of training);
+- PS sync `share_ratio`: from how one rank's messages to the others, sent at once, arrived in
+  the testbed's network (fan_out.py, runs/fan_out.jsonl; another test of the link);
 - the testbed's layout: every rank on the one host, each with its own NIC; PS rank 0 is the
   server and applies the optimizer; PS messages are one flat tensor sent after the whole
   backward (so `overlap = false` and one message group); the PS async server receives from any
@@ -66,6 +68,7 @@ param bw = 1 Gbps;      // nominal link rate, each direction (tc tbf on every ra
 param eff = 1;          // TCP efficiency: single-stream link check / nominal rate
 param cap = 25 MiB;     // DDP bucket_cap_mb
 param phi = 0;          // coarse DDP: share of the all-reduce that overlaps the backward
+param ratio = 1;        // PS sync: share_ratio of the server's link (runs/fan_out.jsonl)
 """
 
 
@@ -165,6 +168,8 @@ def model_text(table, wl, mode, gran, plain, link, comm_from=None, ps_sync_shari
             t.append("  sharing = fifo;        // the server receives one gradient at a time")
         elif ps_sync_sharing != "fair":
             t.append(f"  sharing = {ps_sync_sharing};")
+        else:
+            t.append("  share_ratio = ratio;   // TCP's unequal shares of the server's link")
     if hosted:
         cpu = "link_comm_cpu" if link_cpu is not None else f"{wl}_comm_cpu"
         t += [f"  message_overhead = {wl}_message_overhead;", f"  comm_cpu = {cpu};"]
@@ -234,14 +239,46 @@ def row_key(item):
     return fname, mode, wl, world, rate, cap or 0
 
 
+@functools.lru_cache(maxsize=None)
+def first_arrivals():
+    """Per (rate, receivers, bytes), the median over the rounds of runs/fan_out.jsonl of the
+    first message's arrival over the last's (fan_out.py: one rank sending to the others at
+    once through the testbed's network, no training)."""
+    rounds = {}
+    for line in open(os.path.join(HERE, "runs", "fan_out.jsonl")):
+        r = json.loads(line)
+        key = (r["rate"], r["receivers"], r["bytes"])
+        rounds.setdefault(key, []).append(r["arrived_s"][0] / r["arrived_s"][-1])
+    return {k: statistics.median(v) for k, v in rounds.items()}
+
+
+def share_ratio(first, k):
+    """The r of docs/language.md §5.1 under which the first of K equal messages that start
+    together ends at FIRST times the last: (1 + r + ... + r^(K-1)) = K * FIRST, by bisection
+    (the left side grows with r); 1 when FIRST is 1 or more."""
+    if k < 2 or first >= 1:
+        return 1.0
+    lo, hi = 0.0, 1.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if sum(mid ** i for i in range(k)) < k * first else (lo, mid)
+    return max(hi, 1e-3)
+
+
 def config_sets(key, c):
-    """The `--set` values of one configuration: workers, link rate and TCP efficiency, and the
-    bucket cap for DDP."""
-    _, mode, _, world, rate, cap = key
+    """The `--set` values of one configuration: workers, link rate and TCP efficiency, the
+    bucket cap for DDP, and for PS sync the share ratio of the server's link, from the fan-out
+    check of the same rate, receivers and bytes (1 without one)."""
+    fname, mode, wl, world, rate, cap = key
     sets = {"N": world - 1 if mode != "ddp" else world,
             "bw": f"{nominal_mbps(rate):g}Mbps", "eff": f"{c['eff'][rate]:.6f}"}
     if mode == "ddp":
         sets["cap"] = f"{cap:g}MiB"
+    if mode == "ps-sync":
+        nbytes = load_profile(SESSIONS[fname], wl)["total_param_bytes"]
+        first = first_arrivals().get((rate, world - 1, nbytes))
+        if first is not None:
+            sets["ratio"] = f"{share_ratio(first, world - 1):.4f}"
     return sets
 
 
@@ -405,14 +442,16 @@ def comm_cpu_from(a, configs):
 
 
 def ps_sync_bracket(a, configs):
-    """The PS sync configurations of the development set predicted twice by the fine model:
-    with the server's messages sharing its link fairly (the models of the table, TCP's ideal)
-    and served one at a time (`sharing = fifo`); and where the measurement lies between the
-    two (0 = fair, 1 = one at a time). A diagnosis, not a model."""
+    """The PS sync configurations of the development set predicted by the fine model with the
+    server's messages sharing its link equally (TCP's ideal), with the fan-out check's unequal
+    shares (the table's models), and one at a time (`sharing = fifo`); and where the
+    measurement lies between the first and the last (0 = equal shares, 1 = one at a time).
+    A diagnosis, not a model."""
     import tempfile
     dev = {k: c for k, c in development_set(configs).items() if k[1] == "ps-sync"}
-    print("| workload | world | link | measured steps/s | fair | err | one at a time | err | "
-          "position |\n|---|---|---|---|---|---|---|---|---|")
+    print("| workload | world | link | measured steps/s | equal shares | err | share_ratio | "
+          "measured shares | err | one at a time | err | position |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         est = {}
         for sharing in ("fair", "fifo"):
@@ -421,13 +460,20 @@ def ps_sync_bracket(a, configs):
             for key, c in dev.items():
                 fname, mode, wl = key[:3]
                 path = models[SESSIONS[fname], wl][(mode, "fine", False)]
-                est[key, sharing] = predict(a.sgdnet, path, config_sets(key, c), a.seed)["mean"]
+                sets = config_sets(key, c)
+                est[key, sharing] = predict(a.sgdnet, path, sets, a.seed)["mean"]
+                if sharing == "fair":
+                    sets["ratio"] = "1"
+                    est[key, "equal"] = predict(a.sgdnet, path, sets, a.seed)["mean"]
     for key, c in sorted(dev.items(), key=row_key):
         _, _, wl, world, rate, _ = key
-        m, fair, fifo = statistics.fmean(c["runs"]), est[key, "fair"], est[key, "fifo"]
-        pos = f"{(m - fair) / (fifo - fair):.2f}" if fifo - fair > 1e-3 * m else "(equal)"
-        print(f"| {wl} | {world} | {rate} | {m:.4g} | {fair:.4g} | {(fair - m) / m:+.1%} | "
-              f"{fifo:.4g} | {(fifo - m) / m:+.1%} | {pos} |")
+        m = statistics.fmean(c["runs"])
+        equal, shares, fifo = est[key, "equal"], est[key, "fair"], est[key, "fifo"]
+        ratio = config_sets(key, c).get("ratio", "1")
+        pos = f"{(m - equal) / (fifo - equal):.2f}" if fifo - equal > 1e-3 * m else "(equal)"
+        print(f"| {wl} | {world} | {rate} | {m:.4g} | {equal:.4g} | {(equal - m) / m:+.1%} | "
+              f"{ratio} | {shares:.4g} | {(shares - m) / m:+.1%} | {fifo:.4g} | "
+              f"{(fifo - m) / m:+.1%} | {pos} |")
 
 
 def main():
@@ -442,9 +488,9 @@ def main():
                          "(e.g. profiles/comm_shape) measured, instead of the link's; prints the "
                          "summary and leaves README.md and models/ alone")
     ap.add_argument("--ps-sync-bracket", action="store_true",
-                    help="predict the PS sync configurations of sessions 1 and 2 with fair and "
-                         "with one-at-a-time sharing of the server's link; prints a table and "
-                         "leaves README.md and models/ alone")
+                    help="predict the PS sync configurations of sessions 1 and 2 with equal, "
+                         "measured and one-at-a-time sharing of the server's link; prints a "
+                         "table and leaves README.md and models/ alone")
     a = ap.parse_args()
     configs = load_configs()
     if a.check:
