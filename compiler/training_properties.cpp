@@ -20,6 +20,7 @@ const TrainingProperty kHost{P::Host, "host", K::Host};
 // A host's cores may be fractional (a share of a machine); without `cores` they are infinite.
 const std::vector<TrainingProperty> kHostBlock{
     {P::Cores, "cores", K::Quantity, Dim::none()},
+    {P::Interference, "interference", K::Quantity, Dim::none(), true},
     kBandwidth,
     kLatency,
 };

@@ -389,8 +389,9 @@ void read_ddp_buckets(const json& j, Reader& r, const std::map<std::string, int>
     }
 }
 
-// The optional `/comm_probe`: its numbers `message_overhead_s`, `comm_cpu_s_per_byte` (>= 0) and
-// `cores` (> 0); its other members are for people and not read.
+// The optional `/comm_probe`: its numbers `message_overhead_s`, `comm_cpu_s_per_byte` (>= 0),
+// `cores` (> 0) and the optional `interference` (>= 0); its other members are for people and
+// not read.
 void read_comm_probe(const json& j, Reader& r, Profile& p) {
     const json* probe = r.typed(j, "", "comm_probe", "object", false);
     if (!probe) return;
@@ -403,7 +404,8 @@ void read_comm_probe(const json& j, Reader& r, Profile& p) {
         r.error(child(path, "cores"), "expected a number > 0, got 0");
         return;
     }
-    p.comm_probe = CommProbe{*overhead, *cpu, *cores};
+    auto interference = r.nonneg(*probe, path, "interference", false);
+    p.comm_probe = CommProbe{*overhead, *cpu, *cores, interference};
 }
 
 std::optional<Profile> parse_layer_json(const json& j, Reader& r, const std::string& file) {
@@ -770,6 +772,11 @@ std::string to_sgdnet(const Profile& p, const std::string& name) {
           << " ns / 1 B;  // CPU time per byte, at each end of a message\n";
         std::snprintf(number, sizeof number, "%.6g", c->cores);
         o << "let " << name << "_cores = " << number << ";  // CPUs of the profiling process\n";
+        if (c->interference) {
+            std::snprintf(number, sizeof number, "%.6g", *c->interference);
+            o << "let " << name << "_interference = " << number
+              << ";  // slowdown per other busy core, for a host's `interference`\n";
+        }
     }
     if (p.buffer_bytes) {
         char bytes[48];

@@ -22,6 +22,21 @@ ExprOp konst(double v) { return ExprOp{Code::Const, 0, v}; }
 ExprOp tokens(PlaceId p) { return ExprOp{Code::Tokens, p.value, 0}; }
 ExprOp op(Code c) { return ExprOp{c, 0, 0}; }
 
+/// The speed of a CPU job on a host of `cores` cores whose jobs in progress are the tokens of
+/// `active` (k): min(1, C / k), divided by 1 + interference · (min(k, C) − 1) when the busy
+/// cores slow each other (docs/language.md §5.4).
+net::MarkingExpr cpu_speed(const HostSpec& host, PlaceId active) {
+    std::vector<ExprOp> code{konst(1), konst(host.cores), tokens(active), op(Code::Div),
+                             op(Code::Min)};
+    if (host.interference > 0) {
+        for (ExprOp o : {konst(1), konst(host.interference), tokens(active), konst(host.cores),
+                         op(Code::Min), konst(1), op(Code::Sub), op(Code::Mul), op(Code::Add),
+                         op(Code::Div)})
+            code.push_back(o);
+    }
+    return expr(std::move(code));
+}
+
 /// Merges arcs to the same place into one arc with the summed multiplicity (first-seen order).
 std::vector<Arc> merged(std::vector<Arc> arcs) {
     std::vector<Arc> out;
@@ -174,9 +189,9 @@ TransitionId Builder::cpu_job(const std::string& name, const net::Distribution& 
     immediate(name + ".begin", std::move(in), {Arc{running, 1}, Arc{active, 1}});
     const TransitionId t =
         timed(name, delay, {Arc{running, 1}, Arc{active, 1}}, std::move(out), servers);
-    // Each of the k jobs in progress gets min(1, C / k) of a core; the work left carries over.
-    transition(t).speed = expr({konst(1), konst(cores), tokens(active), op(Code::Div),
-                                op(Code::Min)});
+    // Each of the k jobs in progress gets min(1, C / k) of a core (less with interference);
+    // the work left carries over.
+    transition(t).speed = cpu_speed(hosts_[static_cast<std::size_t>(*host)].spec, active);
     transition(t).memory = net::Memory::Age;
     return t;
 }
@@ -191,8 +206,8 @@ std::vector<Arc> Builder::started_cpu_job(const std::string& name, double work_s
     const TransitionId t = timed(name, net::Distribution{net::Det{work_s}}, start,
                                  std::move(out), net::kInfiniteServers);
     if (!std::isinf(cores)) {
-        transition(t).speed = expr({konst(1), konst(cores), tokens(start[1].place),
-                                    op(Code::Div), op(Code::Min)});
+        transition(t).speed =
+            cpu_speed(hosts_[static_cast<std::size_t>(*host)].spec, start[1].place);
         transition(t).memory = net::Memory::Age;
     }
     return start;

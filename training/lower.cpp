@@ -29,7 +29,9 @@ double host_share(const TrainingSpec& spec, int i) {
     if (!host) return 1;
     double on_host = 0;
     for (const auto& w : spec.workers) on_host += w.host == host ? 1 : 0;
-    return std::max(1.0, on_host / spec.hosts[static_cast<std::size_t>(*host)].cores);
+    const HostSpec& h = spec.hosts[static_cast<std::size_t>(*host)];
+    return std::max(1.0, on_host / h.cores) *
+           (1 + h.interference * (std::min(on_host, h.cores) - 1));
 }
 
 double backward_tail_work(const TrainingSpec& spec, int i, double compute_mean, double comm) {

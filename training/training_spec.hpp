@@ -33,6 +33,7 @@ struct HostSpec {
     double bandwidth_Bps = kInfiniteBandwidth;  // finite: a NIC shared by the nodes placed on it
     double latency_s = 0;                       // of that NIC
     net::SourceRange where;
+    double interference = 0;  // slowdown per other busy core: 1 + interference·(busy − 1)
 };
 
 /// One worker (one element of `worker NAME[COUNT]`), its properties evaluated for its index.
@@ -82,7 +83,8 @@ struct TrainingSpec {
 };
 
 /// How many times slower worker i's CPU jobs run when every worker placed on its host computes
-/// at once: max(1, workers on the host / its cores); 1 for a worker alone on its host.
+/// at once: max(1, n / C) · (1 + interference · (min(n, C) − 1)) for n workers on a host of C
+/// cores; 1 for a worker alone on its host.
 double host_share(const TrainingSpec& spec, int i);
 
 /// The coarse backward tail of worker i (docs/training.md, "Coarse overlap"): the CPU work, at

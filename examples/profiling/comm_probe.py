@@ -32,6 +32,10 @@ is kept as `comm_cpu_idle_s_per_byte`. The ranks can run in two network namespac
 over loopback (examples/validation/comm_beside_compute.py --netns), or through a link that
 `shaped_link` emulates with a veth pair and a token bucket on each end (--shape), which costs
 the kernel more than loopback does.
+
+Last, `side_by_side` pins one copy of the step to each core and times each alone and all
+together, in alternate windows: the median slowdown less 1 is the host's `interference` (per
+other busy core), which a host declaration takes.
 """
 
 import contextlib
@@ -100,11 +104,13 @@ def _wait_until(t):
         time.sleep(0.0005)
 
 
-def _copy_main(workload, threads, windows, results):
-    """One copy of the training step: for each window (start, end) it receives, the mean of
-    the steps that began and ended inside it."""
+def _copy_main(workload, threads, windows, results, cpus=None):
+    """One copy of the training step (on the CPUs `cpus` when given): for each window (start,
+    end) it receives, the mean of the steps that began and ended inside it."""
     import torch
     import profile_model
+    if cpus is not None:
+        os.sched_setaffinity(0, cpus)
     profile_model.rank_threads(threads)
     torch.manual_seed(0)
     spec, batch, classes, shape = workload
@@ -266,6 +272,55 @@ def beside_busy_cores(workload, threads=1, size=1 << 20, every=0.01, window=2.0,
             "own_cpu_s_per_byte_end": statistics.median(own)}
 
 
+def side_by_side(workload, threads=1, window=2.0, rounds=8, report=None):
+    """How much copies of the step slow each other when each has cores of its own: one copy
+    per group of `threads` CPUs, pinned there; in each round every copy steps alone in a
+    window of its own, then all together in one window (the order reversed every other round,
+    so that a drift slower than a round cancels). A copy's ratio is its step together over its
+    step alone on the same CPUs, so cores of unequal speed cancel too. `interference` is the
+    median ratio less 1, over the other copies (m copies running: 1 + interference·(m − 1),
+    the host's `interference` of docs/language.md §5.4). `report(round, ratios)` sees each
+    round."""
+    cpus = sorted(os.sched_getaffinity(0))
+    copies = len(cpus) // threads
+    if copies < 2:
+        return None
+    groups = [set(cpus[i * threads:(i + 1) * threads]) for i in range(copies)]
+    ctx = mp.get_context("spawn")
+    queues = [(ctx.Queue(), ctx.Queue()) for _ in range(copies)]
+    procs = [ctx.Process(target=_copy_main, args=(workload, threads, w, r, g))
+             for (w, r), g in zip(queues, groups)]
+    for p in procs:
+        p.start()
+    for _, r in queues:
+        r.get()
+
+    def window_of(which):
+        start = time.perf_counter() + 0.1
+        for i in which:
+            queues[i][0].put((start, start + window))
+        return [queues[i][1].get() for i in which]
+
+    ratios = []
+    for k in range(rounds):
+        phases = [[i] for i in range(copies)] + [list(range(copies))]
+        step = {}
+        for which in (phases if k % 2 == 0 else phases[::-1]):
+            for i, t in zip(which, window_of(which)):
+                step[i, len(which) > 1] = t
+        ratios.append([step[i, True] / step[i, False] for i in range(copies)])
+        if report:
+            report(k, ratios[-1])
+    for w, _ in queues:
+        w.put(None)
+    for p in procs:
+        p.join()
+    median = statistics.median(x for r in ratios for x in r)
+    return {"copies": copies, "threads_per_copy": threads, "window_s": window,
+            "rounds_ratio": ratios, "ratio": median,
+            "interference": max(0.0, median - 1) / (copies - 1)}
+
+
 def probe(step, threads, reps=20, port=None, workload=None, netns=None, addr="127.0.0.1",
           shape=None):
     """Runs the probes; `step()` runs one training step in this process, and `workload` (as
@@ -308,6 +363,7 @@ def probe(step, threads, reps=20, port=None, workload=None, netns=None, addr="12
     idle_cpu = max(b_cpu, 0.0) / 2
     busy = (beside_busy_cores(workload, threads, netns=netns, addr=addr, port=port + 1,
                               shape=shape) if workload else None)
+    side = side_by_side(workload, threads) if workload else None
     return {
         "backend": "gloo", "transport": "loopback", "world": 2, "threads_per_rank": threads,
         "repeats": reps, "allreduce": rows,
@@ -320,6 +376,7 @@ def probe(step, threads, reps=20, port=None, workload=None, netns=None, addr="12
                              "ratio": busy_step / alone,
                              "background": "2 ranks, 4 MiB all-reduce"},
         **({"beside_busy_cores": busy} if busy else {}),
+        **({"interference": side["interference"], "side_by_side": side} if side else {}),
     }
 
 

@@ -55,6 +55,44 @@ TEST_CASE("workers on one host share its cores: step = T max(1, 2/C) + S/B") {
     }
 }
 
+// The same with interference a (docs/language.md §5.4): while m = min(k, C) cores are busy
+// each job runs at min(1, C/k) / (1 + a(m − 1)). Two computations on C cores: m = min(2, C),
+// so the compute phase lasts T·max(1, 2/C)·(1 + a(min(2, C) − 1)): 2T on one core (m = 1, no
+// interference), T(1 + a) on two or four, 2T/1.5·(1 + a/2) on 1.5. Three workers on two cores:
+// k = 3, m = 2, each at (2/3)/(1 + a): 1.5T(1 + a); the ring then takes 2(N−1)·S/(N·B).
+// A straggler (speed 1/2: work 2T) beside a worker of work T on two cores: both at 1/(1 + a)
+// until the fast one ends at T(1 + a), having done T of the straggler's 2T; the straggler's
+// last T runs alone (m = 1) at full speed: T(2 + a), then S/B.
+TEST_CASE("interference of busy cores: step = T max(1, 2/C) (1 + a(min(2, C) - 1)) + S/B") {
+    const double t = 0.100, s = 50e6, bw = 1e9;
+    // n workers of compute det(T) on one host of C cores with interference a, coarse ring.
+    auto on_host = [&](int n, double cores, double a) {
+        TrainingSpec spec = homogeneous(n, {net::Det{t}}, bw, 0);
+        spec.sync = SyncKind::AllreduceRing;
+        spec.model_bytes = s;
+        spec.hosts.push_back(host("h", cores));
+        spec.hosts[0].interference = a;
+        for (auto& w : spec.workers) w.host = 0;
+        return spec;
+    };
+    for (double a : {0.1, 0.25}) {
+        CAPTURE(a);
+        for (double cores : {1.0, 1.5, 2.0, 4.0}) {
+            CAPTURE(cores);
+            auto e = run_sim(lower(on_host(2, cores, a)));
+            const double m = std::min(2.0, cores);
+            const double compute = t * std::max(1.0, 2 / cores) * (1 + a * (m - 1));
+            check_exact(e["step_time"], compute + s / bw);
+        }
+        auto e3 = run_sim(lower(on_host(3, 2, a)));
+        check_exact(e3["step_time"], 1.5 * t * (1 + a) + 2.0 * 2 * s / (3 * bw));
+        TrainingSpec straggler = on_host(2, 2, a);
+        straggler.workers[1].speed = 0.5;
+        auto e2 = run_sim(lower(straggler));
+        check_exact(e2["step_time"], t * (2 + a) + s / bw);
+    }
+}
+
 // The coarse overlap fraction φ on a shared host (docs/training.md, "Coarse overlap"): two
 // workers on one host of C cores, coarse ring, N = 2, compute det(T), update det(U), bandwidth
 // B, no latency; the ring alone takes R = S/B. With s = max(1, 2/C) both heads run at 1/s and

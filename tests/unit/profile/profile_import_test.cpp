@@ -534,6 +534,28 @@ TEST_CASE("comm_probe: its three numbers are read, its other members ignored") {
     CHECK(plain->compute_time == p->compute_time);
 }
 
+TEST_CASE("comm_probe.interference: read when measured, a let of its own, >= 0") {
+    json j = read_json("mlp_comm_layers.json");
+    j["comm_probe"]["interference"] = 0.065;
+    Diagnostics d;
+    auto p = profile::parse_profile(j.dump(), "p.json", d);
+    REQUIRE_MESSAGE(p, d.render());
+    REQUIRE(p->comm_probe);
+    CHECK(*p->comm_probe == profile::CommProbe{1.2e-4, 6e-10, 2, 0.065});
+    const std::string text = profile::to_sgdnet(*p, "m");
+    CAPTURE(text);
+    CHECK(text.find("let m_interference = 0.065;") != std::string::npos);
+    // Without it (profiles taken before the probe, or on one CPU), no let.
+    Diagnostics d2;
+    auto old = profile::load_profile(data_path("mlp_comm_layers.json"), d2);
+    REQUIRE(old);
+    CHECK_FALSE(old->comm_probe->interference);
+    CHECK(profile::to_sgdnet(*old, "m").find("m_interference") == std::string::npos);
+    j["comm_probe"]["interference"] = -0.1;
+    CHECK(any_contains(parse_errors(j), "p.json: /comm_probe/interference: expected a finite "
+                                        "number >= 0, got -0.1"));
+}
+
 TEST_CASE("buffer_bytes: read when recorded, absent otherwise, a negative value an error") {
     Diagnostics d;
     auto p = profile::load_profile(data_path("mlp_comm_layers.json"), d);
