@@ -11,11 +11,16 @@ A ratio over sharing above 1 is what the copies cost each other beyond sharing t
 caches, memory bandwidth, a shared host core. A copy's step in a window is the mean of the
 steps that began and ended inside it (comm_probe's copies, which the busy-core probe uses).
 
+With --pinned, the profiler's probe instead (comm_probe.side_by_side): one copy pinned to each
+CPU, each timed alone and then all together on the same CPUs, so that cores of unequal speed
+cancel in each copy's ratio; it prints the median ratio and the host `interference` it gives.
+
 Usage (from the repository root, Debian's python3 with torch):
   python3 examples/validation/colocation.py mlp --batch 32
   python3 examples/validation/colocation.py mobilenet_v2 --batch 16 --input-shape 3,64,64
   WORKLOAD_PATH=examples/validation/workloads \\
       python3 examples/validation/colocation.py tiny_transformer:build --batch 4 --json out.jsonl
+  python3 examples/validation/colocation.py mlp --batch 32 --pinned --rounds 10 --json out.jsonl
 """
 
 import argparse
@@ -72,12 +77,17 @@ def main():
     ap.add_argument("--window", type=float, default=2.0, help="seconds per window")
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--json", help="append the result as one JSON line to this file")
+    ap.add_argument("--pinned", action="store_true",
+                    help="one copy pinned to each CPU, alone and together "
+                         "(comm_probe.side_by_side)")
     a = ap.parse_args()
     shape = tuple(int(v) for v in a.input_shape.split(",")) if a.input_shape else None
     ks = [int(k) for k in a.copies.split(",")]
     if ks[0] != 1 or len(set(ks)) != len(ks) or min(ks) < 1:
         ap.error("--copies: distinct counts, the first of them 1")
     cores = len(os.sched_getaffinity(0))
+    if a.pinned:
+        return pinned(a, shape)
     ratios = alternating((a.model, a.batch, 10, shape), ks, a.window, a.rounds)
     out = {}
     for k in ks:
@@ -90,6 +100,20 @@ def main():
         with open(a.json, "a") as f:
             f.write(json.dumps({"workload": a.model, "batch": a.batch, "cores": cores,
                                 "window_s": a.window, "copies": out,
+                                "time": datetime.datetime.now().isoformat(timespec="seconds")})
+                    + "\n")
+
+
+def pinned(a, shape):
+    """--pinned: comm_probe.side_by_side, printed and appended to --json."""
+    def report(k, ratios):
+        print(f"round {k}: " + " ".join(f"{x:.3f}" for x in ratios), flush=True)
+
+    r = comm_probe.side_by_side((a.model, a.batch, 10, shape), 1, a.window, a.rounds, report)
+    print(f"{a.model}: median ratio {r['ratio']:.3f}, interference {r['interference']:.3f}")
+    if a.json:
+        with open(a.json, "a") as f:
+            f.write(json.dumps({"workload": a.model, "batch": a.batch, "pinned": True, **r,
                                 "time": datetime.datetime.now().isoformat(timespec="seconds")})
                     + "\n")
 
