@@ -399,6 +399,13 @@ double allreduce_path(const TrainingSpec& spec, const Demands& d, std::string& w
     return std::max(least(fwd) + all, least(comp) + chain.back()) + least(upd);
 }
 
+/// Messages that start together on a direction also end together: equal fair shares, no
+/// per-message cost and no host whose cores could stagger their CPU work.
+bool start_and_end_together(const TrainingSpec& spec) {
+    return spec.sharing == training::SharingKind::Fair && spec.share_ratio == 1 &&
+           spec.message_overhead_s == 0 && spec.comm_cpu_s_per_byte == 0 && spec.hosts.empty();
+}
+
 /// A parameter-server worker's own cycle through its NIC (coarse): all its pushes (the model,
 /// split over the K shards) leave through its uplink after its compute, and all the replies
 /// come back through its downlink. The last push ends S/bw_up after the compute at the
@@ -434,9 +441,7 @@ double ps_worker_path(const TrainingSpec& spec, const Demands& d, int i, double 
     }
     const double up = (one_up ? bytes : chunk) / bw_up, down = (one_down ? bytes : chunk) / bw_down;
     double path = std::max(head + o + up + lat + upd + pull, head + push + upd + o + down + lat);
-    const bool together = spec.sharing == training::SharingKind::Fair && spec.share_ratio == 1 &&
-                          o == 0 && spec.comm_cpu_s_per_byte == 0 && spec.hosts.empty() &&
-                          one_up && one_down;
+    const bool together = start_and_end_together(spec) && one_up && one_down;
     if (together) path = std::max(path, head + up + lat + upd + down + lat);
     return path;
 }
@@ -472,10 +477,8 @@ double ps_sync_path(const TrainingSpec& spec, const Demands& d, std::string& wha
         if (spec.granularity == training::Granularity::Coarse && one_up && !up0.dir.empty()) {
             const double replies = n * chunk / up0.bandwidth_Bps;
             path = std::max(path, upd + replies + lat_down + after_reply);
-            const bool together = spec.sharing == training::SharingKind::Fair &&
-                                  spec.share_ratio == 1 && spec.message_overhead_s == 0 &&
-                                  spec.comm_cpu_s_per_byte == 0 &&
-                                  spec.hosts.empty() && one_down && !down0.dir.empty();
+            const bool together =
+                start_and_end_together(spec) && one_down && !down0.dir.empty();
             if (together) {
                 bool cut = false;  // the heuristic's head: no moment bound of it is kept
                 for (int j = 0; j < n; ++j) cut = cut || overlap_cut(spec, d, j) > 0;

@@ -387,7 +387,8 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", default="mlp",
                     help="mlp, resnet18, mobilenet_v2 or MODULE:FUNCTION (see above)")
-    ap.add_argument("--name", help="output name (default: --model, or MODULE_FUNCTION for MODULE:FUNCTION)")
+    ap.add_argument("--name", help="output name (default: --model, or MODULE_FUNCTION for "
+                                   "MODULE:FUNCTION)")
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--input-shape", help="per-sample input shape, e.g. 3,32,32")
     ap.add_argument("--classes", type=int, default=10)
