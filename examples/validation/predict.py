@@ -16,8 +16,10 @@ Where every number comes from (nothing is taken from the runs being predicted):
   cores, per byte at each end (`comm_beside_compute.py --netns`, runs/link_comm_cpu.jsonl, or
   the file of the profile set's own sitting in LINK_COMM_CPU: the median over its rounds, per
   workload), a check of the link like the one below; the profile's value where a workload has
-  none, and for profile sets mapped to None there (profiles/session6/, taken with
-  `profile_model.py --comm-shape`: the profiler alone);
+  none, and for profile sets mapped to None there (profiles/session6/ and session7/, taken
+  with `profile_model.py --comm-shape`: the profiler alone);
+- a host's `interference`: the profile's side-by-side probe, where the profile has one
+  (profiles/session7/);
 - link rate: the nominal rate times the efficiency that one TCP stream reached on that link in
   the `link_check` line of the same measurement file (a test of the link, not of training);
 - PS sync `share_ratio`: from how one rank's messages to the others, sent at once, arrived in
@@ -54,12 +56,15 @@ BEGIN, END = "<!-- table:begin -->", "<!-- table:end -->"
 # Each measurement file and the folder of the profiles taken with it (the same sitting).
 SESSIONS = {"session1.jsonl": "profiles", "session2.jsonl": "profiles",
             "session3.jsonl": "profiles/session3", "session4.jsonl": "profiles/session4",
-            "session5.jsonl": "profiles/session5", "session6.jsonl": "profiles/session6"}
+            "session5.jsonl": "profiles/session5", "session6.jsonl": "profiles/session6",
+            "session7.jsonl": "profiles/session7"}
 # The link's comm_cpu measured in the sitting of a profile set; the other sets use the file
 # measured after sessions 1-4. None: the profiles' own comm_cpu (taken with --comm-shape).
-LINK_COMM_CPU = {"profiles/session5": "session5_link_comm_cpu.jsonl", "profiles/session6": None}
+LINK_COMM_CPU = {"profiles/session5": "session5_link_comm_cpu.jsonl", "profiles/session6": None,
+                 "profiles/session7": None}
 WORKLOADS = {"mlp": "mlp", "resnet18": "resnet18", "mobilenet_v2": "mobilenet_v2",
-             "tiny_transformer:build": "tiny_transformer"}
+             "tiny_transformer:build": "tiny_transformer", "gru_lm:build": "gru_lm",
+             "shufflenet:build": "shufflenet"}
 MODES = {"ddp": "allreduce_ring", "ps-sync": "ps_sync", "ps-async": "ps_async"}
 
 HEADER = """\
@@ -144,7 +149,9 @@ def model_text(table, wl, mode, gran, plain, link, comm_from=None, ps_sync_shari
              f"model {wl}_{mode.replace('-', '_')}_{gran}{'_plain' if plain else ''};",
              table, "// ---- the testbed's training system ----", HEADER]
     if hosted:
-        lines.append(f"host h {{ cores = {wl}_cores; }}  // every rank on the one machine\n")
+        # The profile's side-by-side probe, where it has one (profile_model.py since session 7).
+        slow = f" interference = {wl}_interference;" if f"let {wl}_interference" in table else ""
+        lines.append(f"host h {{ cores = {wl}_cores;{slow} }}  // every rank on the one machine\n")
     if link_cpu is not None:
         lines.append(source + f"let link_comm_cpu = {link_cpu * 1e9:.4g} ns / 1 B;\n")
     compute = f"  compute = {wl}_compute;\n" if gran == "coarse" else ""
