@@ -259,17 +259,18 @@ private:
     }
 
     /// `NAME.compute`, `NAME.update` (distributions), `NAME.message_overhead` (a time),
-    /// `NAME.comm_cpu` (a time per size), `NAME.cores`, `NAME.interference` (numbers),
-    /// `NAME.buffers` (a size) of a layer table.
+    /// `NAME.comm_cpu` (a time per size), `NAME.cores`, `NAME.interference`,
+    /// `NAME.oversubscription` (numbers), `NAME.buffers` (a size) of a layer table.
     std::optional<Value> table_member(const Expr& e, const std::string& head, const LayerTable& t,
                                       const std::string& member) {
-        static const std::vector<std::string> members{"compute",  "update", "message_overhead",
-                                                      "comm_cpu", "cores",  "interference",
-                                                      "buffers"};
+        static const std::vector<std::string> members{
+            "compute", "update", "message_overhead", "comm_cpu", "cores", "interference",
+            "oversubscription", "buffers"};
         if (std::find(members.begin(), members.end(), member) == members.end()) {
             error(e.range, "a layer table has the members `compute`, `update`, "
-                           "`message_overhead`, `comm_cpu`, `cores`, `interference` and `buffers` "
-                           "only, not `" + member + "`" + did_you_mean(member, members));
+                           "`message_overhead`, `comm_cpu`, `cores`, `interference`, "
+                           "`oversubscription` and `buffers` only, not `" + member + "`" +
+                               did_you_mean(member, members));
             return std::nullopt;
         }
         if (member == "buffers") return buffers_member(e, head, t);
@@ -293,10 +294,16 @@ private:
         if (member == "comm_cpu")
             return Value{Quantity{t.comm->comm_cpu_s_per_byte, Dim::seconds() / Dim::bytes()}};
         if (member == "cores") return Value{Quantity{t.comm->cores, Dim::none()}};
-        if (t.comm->interference) return Value{Quantity{*t.comm->interference, Dim::none()}};
-        error(e.range, "`" + head + ".interference` needs `comm_probe.interference`, and " +
-                           t.profile_file + " has none (profile_model.py measures it where the "
-                           "machine has two CPUs or more)");
+        const auto& measured =
+            member == "interference" ? t.comm->interference : t.comm->oversubscription;
+        if (measured) return Value{Quantity{*measured, Dim::none()}};
+        const char* why = member == "interference"
+                              ? " (profile_model.py measures it where the machine has two CPUs or "
+                                "more)"
+                              : " (profiles taken before profile_model.py's crowded probe have "
+                                "none)";
+        error(e.range, "`" + head + "." + member + "` needs `comm_probe." + member + "`, and " +
+                           t.profile_file + " has none" + why);
         return std::nullopt;
     }
 
@@ -1115,7 +1122,7 @@ std::optional<LayerTable> table_from_profile(const LayersDecl& decl, const Scope
     t.profile_file = profile->file;
     if (const auto& c = profile->comm_probe)
         t.comm = LayerTable::CommCosts{c->message_overhead_s, c->comm_cpu_s_per_byte, c->cores,
-                                       c->interference};
+                                       c->interference, c->oversubscription};
     t.buffer_bytes = profile->buffer_bytes;
     return t;
 }

@@ -60,6 +60,7 @@ struct LayerTable {
         double comm_cpu_s_per_byte = 0;
         double cores = 0;
         std::optional<double> interference;
+        std::optional<double> oversubscription;
     };
     std::optional<CommCosts> comm;
     /// `NAME.buffers` (B): the `buffer_bytes` of a `profile(...)` table's file, when it has one.

@@ -31,6 +31,7 @@ void store(HostSpec& h, PropertyId id, const PropertyValue& v) {
     switch (id) {
         case PropertyId::Cores: h.cores = std::get<double>(v); break;
         case PropertyId::Interference: h.interference = std::get<double>(v); break;
+        case PropertyId::Oversubscription: h.oversubscription = std::get<double>(v); break;
         case PropertyId::Bandwidth: h.bandwidth_Bps = std::get<double>(v); break;
         case PropertyId::Latency: h.latency_s = std::get<double>(v); break;
         default: break;  // not a host property

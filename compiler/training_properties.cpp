@@ -21,6 +21,7 @@ const TrainingProperty kHost{P::Host, "host", K::Host};
 const std::vector<TrainingProperty> kHostBlock{
     {P::Cores, "cores", K::Quantity, Dim::none()},
     {P::Interference, "interference", K::Quantity, Dim::none(), true},
+    {P::Oversubscription, "oversubscription", K::Quantity, Dim::none(), true},
     kBandwidth,
     kLatency,
 };

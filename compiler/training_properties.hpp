@@ -34,7 +34,7 @@ enum class TrainingBlock { Host, Worker, Server, Training };
 /// Every property of every block. A property of several blocks (update, bandwidth, latency, host)
 /// has one id and one rule.
 enum class PropertyId {
-    Cores, Interference,                                                          // host
+    Cores, Interference, Oversubscription,                                        // host
     Compute, Layers, Update, Speed, Bandwidth, Latency, Batch, Host,              // worker
     Sync, Granularity, ModelBytes, Bucket, FirstBucket, Sharing, ShareRatio, Overlap,  // training
     MessageOverhead, CommCpu, Fusion, Buffers,

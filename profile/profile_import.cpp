@@ -390,8 +390,8 @@ void read_ddp_buckets(const json& j, Reader& r, const std::map<std::string, int>
 }
 
 // The optional `/comm_probe`: its numbers `message_overhead_s`, `comm_cpu_s_per_byte` (>= 0),
-// `cores` (> 0) and the optional `interference` (>= 0); its other members are for people and
-// not read.
+// `cores` (> 0) and the optional `interference` and `oversubscription` (>= 0); its other members
+// are for people and not read.
 void read_comm_probe(const json& j, Reader& r, Profile& p) {
     const json* probe = r.typed(j, "", "comm_probe", "object", false);
     if (!probe) return;
@@ -405,7 +405,8 @@ void read_comm_probe(const json& j, Reader& r, Profile& p) {
         return;
     }
     auto interference = r.nonneg(*probe, path, "interference", false);
-    p.comm_probe = CommProbe{*overhead, *cpu, *cores, interference};
+    auto oversubscription = r.nonneg(*probe, path, "oversubscription", false);
+    p.comm_probe = CommProbe{*overhead, *cpu, *cores, interference, oversubscription};
 }
 
 std::optional<Profile> parse_layer_json(const json& j, Reader& r, const std::string& file) {
@@ -776,6 +777,11 @@ std::string to_sgdnet(const Profile& p, const std::string& name) {
             std::snprintf(number, sizeof number, "%.6g", *c->interference);
             o << "let " << name << "_interference = " << number
               << ";  // slowdown per other busy core, for a host's `interference`\n";
+        }
+        if (c->oversubscription) {
+            std::snprintf(number, sizeof number, "%.6g", *c->oversubscription);
+            o << "let " << name << "_oversubscription = " << number
+              << ";  // cost of taking turns, for a host's `oversubscription`\n";
         }
     }
     if (p.buffer_bytes) {

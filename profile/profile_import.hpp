@@ -79,13 +79,15 @@ struct RecordedBuckets {
 
 /// What communication costs the hosts, as a format-1 profile's `comm_probe` object records it
 /// (two local processes all-reducing, examples/profiling/comm_probe.py): the model's
-/// `message_overhead`, `comm_cpu` and a host's `cores` (and `interference`, when measured).
+/// `message_overhead`, `comm_cpu` and a host's `cores` (and `interference` and
+/// `oversubscription`, when measured).
 /// Canonical units.
 struct CommProbe {
     double message_overhead_s = 0;   // fixed cost of one message
     double comm_cpu_s_per_byte = 0;  // CPU seconds per byte, at each end of a message
     double cores = 0;                // CPUs the profiling process could use
     std::optional<double> interference;  // slowdown per other busy core (side_by_side probe)
+    std::optional<double> oversubscription;  // cost of taking turns on the cores (crowded probe)
     bool operator==(const CommProbe&) const = default;
 };
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <utility>
 
@@ -24,16 +25,22 @@ ExprOp op(Code c) { return ExprOp{c, 0, 0}; }
 
 /// The speed of a CPU job on a host of `cores` cores whose jobs in progress are the tokens of
 /// `active` (k): min(1, C / k), divided by 1 + interference · (min(k, C) − 1) when the busy
-/// cores slow each other (docs/language.md §5.4).
+/// cores slow each other, and by 1 + oversubscription · max(0, k − C) / k when jobs outnumber
+/// the cores and pay for taking turns (docs/language.md §5.4).
 net::MarkingExpr cpu_speed(const HostSpec& host, PlaceId active) {
     std::vector<ExprOp> code{konst(1), konst(host.cores), tokens(active), op(Code::Div),
                              op(Code::Min)};
-    if (host.interference > 0) {
-        for (ExprOp o : {konst(1), konst(host.interference), tokens(active), konst(host.cores),
-                         op(Code::Min), konst(1), op(Code::Sub), op(Code::Mul), op(Code::Add),
-                         op(Code::Div)})
-            code.push_back(o);
-    }
+    auto append = [&code](std::initializer_list<ExprOp> ops) {
+        code.insert(code.end(), ops.begin(), ops.end());
+    };
+    if (host.interference > 0)
+        append({konst(1), konst(host.interference), tokens(active), konst(host.cores),
+                op(Code::Min), konst(1), op(Code::Sub), op(Code::Mul), op(Code::Add),
+                op(Code::Div)});
+    if (host.oversubscription > 0)  // max(k, 1) below: no 0 / 0 while the host is idle
+        append({konst(1), konst(host.oversubscription), tokens(active), konst(host.cores),
+                op(Code::Sub), konst(0), op(Code::Max), tokens(active), konst(1), op(Code::Max),
+                op(Code::Div), op(Code::Mul), op(Code::Add), op(Code::Div)});
     return expr(std::move(code));
 }
 

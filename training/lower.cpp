@@ -31,7 +31,8 @@ double host_share(const TrainingSpec& spec, int i) {
     for (const auto& w : spec.workers) on_host += w.host == host ? 1 : 0;
     const HostSpec& h = spec.hosts[static_cast<std::size_t>(*host)];
     return std::max(1.0, on_host / h.cores) *
-           (1 + h.interference * (std::min(on_host, h.cores) - 1));
+           (1 + h.interference * (std::min(on_host, h.cores) - 1)) *
+           (1 + h.oversubscription * std::max(0.0, on_host - h.cores) / on_host);
 }
 
 double backward_tail_work(const TrainingSpec& spec, int i, double compute_mean, double comm) {

@@ -34,6 +34,7 @@ struct HostSpec {
     double latency_s = 0;                       // of that NIC
     net::SourceRange where;
     double interference = 0;  // slowdown per other busy core: 1 + interference·(busy − 1)
+    double oversubscription = 0;  // k > C jobs: each slowed by 1 + oversubscription·(k − C)/k
 };
 
 /// One worker (one element of `worker NAME[COUNT]`), its properties evaluated for its index.
@@ -83,8 +84,9 @@ struct TrainingSpec {
 };
 
 /// How many times slower worker i's CPU jobs run when every worker placed on its host computes
-/// at once: max(1, n / C) · (1 + interference · (min(n, C) − 1)) for n workers on a host of C
-/// cores; 1 for a worker alone on its host.
+/// at once: max(1, n / C) · (1 + interference · (min(n, C) − 1)) ·
+/// (1 + oversubscription · max(0, n − C) / n) for n workers on a host of C cores; 1 for a
+/// worker alone on its host.
 double host_share(const TrainingSpec& spec, int i);
 
 /// The coarse backward tail of worker i (docs/training.md, "Coarse overlap"): the CPU work, at

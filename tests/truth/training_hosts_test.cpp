@@ -93,24 +93,69 @@ TEST_CASE("interference of busy cores: step = T max(1, 2/C) (1 + a(min(2, C) - 1
     }
 }
 
+// The same with oversubscription o (docs/language.md §5.4): while k > C jobs run, each also
+// pays 1 + o(k − C)/k for taking turns on the cores. n workers of det(T) on C cores, coarse
+// ring: two on one core run at (1/2)/(1 + o/2) each, so the compute phase lasts T(2 + o); two
+// on 1.5 cores at (1.5/2)/(1 + o/4): (2T/1.5)(1 + o/4); two on two cores are not crowded: T;
+// three on two at (2/3)/(1 + o/3): 1.5T(1 + o/3), times 1 + a with interference a (m = 2
+// busy cores), then the ring's 2(N−1)·S/(N·B). A straggler (speed 1/2: work 2T) beside a
+// worker of work T on one core: both at 1/(2 + o) until the fast one ends at T(2 + o),
+// having done T of the straggler's 2T; its last T runs alone at full speed: T(3 + o), then S/B.
+TEST_CASE("oversubscription: step = T max(1, n/C) (1 + o max(0, n - C)/n) + ring") {
+    const double t = 0.100, s = 50e6, bw = 1e9;
+    auto on_host = [&](int n, double cores, double o, double a) {
+        TrainingSpec spec = homogeneous(n, {net::Det{t}}, bw, 0);
+        spec.sync = SyncKind::AllreduceRing;
+        spec.model_bytes = s;
+        spec.hosts.push_back(host("h", cores));
+        spec.hosts[0].oversubscription = o;
+        spec.hosts[0].interference = a;
+        for (auto& w : spec.workers) w.host = 0;
+        return spec;
+    };
+    for (double o : {0.2, 0.5}) {
+        CAPTURE(o);
+        check_exact(run_sim(lower(on_host(2, 1, o, 0)))["step_time"], t * (2 + o) + s / bw);
+        check_exact(run_sim(lower(on_host(2, 1.5, o, 0)))["step_time"],
+                    2 * t / 1.5 * (1 + o / 4) + s / bw);
+        check_exact(run_sim(lower(on_host(2, 2, o, 0)))["step_time"], t + s / bw);
+        const double ring3 = 2.0 * 2 * s / (3 * bw);
+        check_exact(run_sim(lower(on_host(3, 2, o, 0)))["step_time"],
+                    1.5 * t * (1 + o / 3) + ring3);
+        check_exact(run_sim(lower(on_host(3, 2, o, 0.1)))["step_time"],
+                    1.5 * t * (1 + o / 3) * 1.1 + ring3);
+        TrainingSpec straggler = on_host(2, 1, o, 0);
+        straggler.workers[1].speed = 0.5;
+        check_exact(run_sim(lower(straggler))["step_time"], t * (3 + o) + s / bw);
+    }
+}
+
 // The coarse overlap fraction φ on a shared host (docs/training.md, "Coarse overlap"): two
 // workers on one host of C cores, coarse ring, N = 2, compute det(T), update det(U), bandwidth
 // B, no latency; the ring alone takes R = S/B. With s = max(1, 2/C) both heads run at 1/s and
 // end together at s·(T − h); then the two tails (h of work each) run at 1/s beside the ring
 // and end at s·h = φ·R, within it, so φ of the ring is hidden whatever the sharing; the two
-// updates run together, s·U:   step = s·(T + U) + (1 − φ)·R.
+// updates run together, s·U:   step = s·(T + U) + (1 − φ)·R. With oversubscription o the
+// two jobs of every phase are still the host's only ones, so s = max(1, 2/C)(1 + o·max(0,
+// 2 − C)/2) and the same holds.
 TEST_CASE("coarse overlap on a shared host hides φ of the communication: step = s(T+U) + (1-φ)R") {
     const double t = 0.100, upd = 0.004, s = 50e6, bw = 1e9, phi = 0.5;
-    for (double cores : {1.0, 1.5, 2.0}) {
-        CAPTURE(cores);
-        TrainingSpec spec = homogeneous(2, {net::Det{t}}, bw, 0, {net::Det{upd}});
-        spec.sync = SyncKind::AllreduceRing;
-        spec.model_bytes = s;
-        spec.overlap_fraction = phi;
-        spec.hosts.push_back(host("h", cores));
-        for (auto& w : spec.workers) w.host = 0;
-        const double share = std::max(1.0, 2 / cores);
-        check_exact(run_sim(lower(spec))["step_time"], share * (t + upd) + (1 - phi) * s / bw);
+    for (double o : {0.0, 0.3}) {
+        for (double cores : {1.0, 1.5, 2.0}) {
+            CAPTURE(o);
+            CAPTURE(cores);
+            TrainingSpec spec = homogeneous(2, {net::Det{t}}, bw, 0, {net::Det{upd}});
+            spec.sync = SyncKind::AllreduceRing;
+            spec.model_bytes = s;
+            spec.overlap_fraction = phi;
+            spec.hosts.push_back(host("h", cores));
+            spec.hosts[0].oversubscription = o;
+            for (auto& w : spec.workers) w.host = 0;
+            const double share =
+                std::max(1.0, 2 / cores) * (1 + o * std::max(0.0, 2 - cores) / 2);
+            check_exact(run_sim(lower(spec))["step_time"],
+                        share * (t + upd) + (1 - phi) * s / bw);
+        }
     }
 }
 
@@ -162,6 +207,25 @@ TEST_CASE("CPU cost per byte shares the core with the backward: piecewise proces
         spec.workers[1].host = 1;
         auto e = run_sim(lower(spec));
         check_exact(e["step_time"], k.step);
+    }
+}
+
+// The one-core case above with oversubscription o (fine granularity): T0 = 7 ms runs alone
+// (k = 1, no cost). Bucket 0's two rounds each have three jobs on the core, each at
+// (1/3)/(1 + 2o/3) = 1/(3 + 2o): a round's CPU jobs (1 ms) end after 3 + 2o ms, the backward
+// doing 1 ms of its 3 in each; its last 1 ms runs alone; bucket 1's two rounds have two jobs
+// each at 1/(2 + o): 2 + o ms per round. step = 7 + 2(3 + 2o) + 1 + 2(2 + o) = 18 + 6o ms.
+TEST_CASE("oversubscription at fine granularity: backward and per-byte jobs take turns") {
+    for (double o : {0.25, 0.5}) {
+        CAPTURE(o);
+        TrainingSpec spec = fine_ring(2, 2, 0.002, 0.003, 1e6, 1e9, 0, 0);
+        spec.bucket_bytes = spec.first_bucket_bytes = 1;
+        spec.comm_cpu_s_per_byte = 2e-9;
+        spec.hosts = {host("h[0]", 1), host("h[1]", 1)};
+        for (auto& h : spec.hosts) h.oversubscription = o;
+        spec.workers[0].host = 0;
+        spec.workers[1].host = 1;
+        check_exact(run_sim(lower(spec))["step_time"], 0.018 + 0.006 * o);
     }
 }
 

@@ -556,6 +556,30 @@ TEST_CASE("comm_probe.interference: read when measured, a let of its own, >= 0")
                                         "number >= 0, got -0.1"));
 }
 
+TEST_CASE("comm_probe.oversubscription: read when measured, a let of its own, >= 0") {
+    json j = read_json("mlp_comm_layers.json");
+    j["comm_probe"]["oversubscription"] = 0.21;
+    Diagnostics d;
+    auto p = profile::parse_profile(j.dump(), "p.json", d);
+    REQUIRE_MESSAGE(p, d.render());
+    REQUIRE(p->comm_probe);
+    CHECK(*p->comm_probe == profile::CommProbe{1.2e-4, 6e-10, 2, std::nullopt, 0.21});
+    const std::string text = profile::to_sgdnet(*p, "m");
+    CAPTURE(text);
+    CHECK(text.find("let m_oversubscription = 0.21;") != std::string::npos);
+    CHECK(text.find("m_interference") == std::string::npos);
+    Diagnostics d2;
+    auto old = profile::load_profile(data_path("mlp_comm_layers.json"), d2);
+    REQUIRE(old);
+    CHECK_FALSE(old->comm_probe->oversubscription);
+    CHECK(profile::to_sgdnet(*old, "m").find("m_oversubscription") == std::string::npos);
+    j["comm_probe"]["oversubscription"] = "high";
+    CHECK(any_contains(parse_errors(j), "p.json: /comm_probe/oversubscription: expected"));
+    j["comm_probe"]["oversubscription"] = -0.2;
+    CHECK(any_contains(parse_errors(j), "p.json: /comm_probe/oversubscription: expected a "
+                                        "finite number >= 0, got -0.2"));
+}
+
 TEST_CASE("buffer_bytes: read when recorded, absent otherwise, a negative value an error") {
     Diagnostics d;
     auto p = profile::load_profile(data_path("mlp_comm_layers.json"), d);
