@@ -33,9 +33,13 @@ over loopback (examples/validation/comm_beside_compute.py --netns), or through a
 `shaped_link` emulates with a veth pair and a token bucket on each end (--shape), which costs
 the kernel more than loopback does.
 
-Last, `side_by_side` pins one copy of the step to each core and times each alone and all
+Then `side_by_side` pins one copy of the step to each core and times each alone and all
 together, in alternate windows: the median slowdown less 1 is the host's `interference` (per
 other busy core), which a host declaration takes.
+
+Last, `crowded` leaves k = C + 1 … 2C copies of the step to the scheduler on C cores and times
+them against one copy alone: what they lose beyond processor sharing and `interference` is the
+cost of taking turns, the host's `oversubscription` (each copy slowed by 1 + o·(k − C)/k).
 """
 
 import contextlib
@@ -321,6 +325,69 @@ def side_by_side(workload, threads=1, window=2.0, rounds=8, report=None):
             "interference": max(0.0, median - 1) / (copies - 1)}
 
 
+def alternating(workload, ks, window, rounds, threads=1):
+    """Per k of `ks` (the first being 1), the ratio of the mean step of k unpinned copies
+    stepping together to the step of one copy, one ratio per round; each round steps every k
+    in turn, the order reversed from one round to the next, so that a drift slower than a round
+    cancels. `workload` as build_workload takes it (spec, batch, classes, input shape)."""
+    ctx = mp.get_context("spawn")
+    queues = [(ctx.Queue(), ctx.Queue()) for _ in range(max(ks))]
+    procs = [ctx.Process(target=_copy_main, args=(workload, threads, w, r)) for w, r in queues]
+    for p in procs:
+        p.start()
+    for _, r in queues:
+        r.get()
+    ratios = {k: [] for k in ks}
+    for rnd in range(rounds):
+        step = {}
+        for k in (ks if rnd % 2 == 0 else ks[::-1]):
+            start = time.perf_counter() + 0.1
+            for w, _ in queues[:k]:
+                w.put((start, start + window))
+            step[k] = statistics.fmean(r.get() for _, r in queues[:k])
+        for k in ks:
+            ratios[k].append(step[k] / step[ks[0]])
+    for w, _ in queues:
+        w.put(None)
+    for p in procs:
+        p.join()
+    return ratios
+
+
+def crowded(workload, threads=1, window=2.0, rounds=8, interference=0.0):
+    """What copies of the step pay for taking turns when they outnumber the cores: with C =
+    CPUs // threads slots, k = C + 1 … 2C unpinned copies step together and one alone, in
+    alternate windows (`alternating`). Processor sharing with the host's `interference` a
+    predicts a step k/C·(1 + a(C − 1)) times the lone one; a round's excess r over that gives
+    o = (r − 1)·k/(k − C), the host's `oversubscription` (1 + o·(k − C)/k, docs/language.md
+    §5.4). `oversubscription` is the median o over every k and round, 0 when negative."""
+    slots = len(os.sched_getaffinity(0)) // threads
+    if slots < 1:
+        return None
+    ks = [1] + list(range(slots + 1, 2 * slots + 1))
+    ratios = alternating(workload, ks, window, rounds, threads)
+    per_k = {str(k): {"x_alone": statistics.median(ratios[k]), "rounds_x_alone": ratios[k]}
+             for k in ks[1:]}
+    out = {"slots": slots, "threads_per_copy": threads, "window_s": window, "rounds": rounds,
+           "copies": per_k}
+    return {**out, **oversubscription_of(out, interference)}
+
+
+def oversubscription_of(crowd, interference):
+    """The `oversubscription` that `crowded`'s rounds (CROWD, its result) give beside a host's
+    INTERFERENCE: per k, the median of o = (r − 1)·k/(k − C) over rounds, r a round's step
+    ratio over k/C·(1 + a(C − 1)); overall, the median over every k and round, 0 if negative."""
+    slots, busy = crowd["slots"], 1 + interference * (crowd["slots"] - 1)
+    per_k, estimates = {}, []
+    for k, c in crowd["copies"].items():
+        k = int(k)
+        os_k = [(x / (k / slots) / busy - 1) * k / (k - slots) for x in c["rounds_x_alone"]]
+        per_k[str(k)] = statistics.median(os_k)
+        estimates += os_k
+    return {"interference_used": interference, "oversubscription_per_k": per_k,
+            "oversubscription": max(0.0, statistics.median(estimates))}
+
+
 def probe(step, threads, reps=20, port=None, workload=None, netns=None, addr="127.0.0.1",
           shape=None):
     """Runs the probes; `step()` runs one training step in this process, and `workload` (as
@@ -364,6 +431,8 @@ def probe(step, threads, reps=20, port=None, workload=None, netns=None, addr="12
     busy = (beside_busy_cores(workload, threads, netns=netns, addr=addr, port=port + 1,
                               shape=shape) if workload else None)
     side = side_by_side(workload, threads) if workload else None
+    crowd = (crowded(workload, threads, interference=side["interference"] if side else 0.0)
+             if workload else None)
     return {
         "backend": "gloo", "transport": "loopback", "world": 2, "threads_per_rank": threads,
         "repeats": reps, "allreduce": rows,
@@ -377,6 +446,7 @@ def probe(step, threads, reps=20, port=None, workload=None, netns=None, addr="12
                              "background": "2 ranks, 4 MiB all-reduce"},
         **({"beside_busy_cores": busy} if busy else {}),
         **({"interference": side["interference"], "side_by_side": side} if side else {}),
+        **({"oversubscription": crowd["oversubscription"], "crowded": crowd} if crowd else {}),
     }
 
 

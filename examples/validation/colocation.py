@@ -11,6 +11,10 @@ A ratio over sharing above 1 is what the copies cost each other beyond sharing t
 caches, memory bandwidth, a shared host core. A copy's step in a window is the mean of the
 steps that began and ended inside it (comm_probe's copies, which the busy-core probe uses).
 
+With --crowded, the profiler's oversubscription probe (comm_probe.crowded): k = C + 1 … 2C
+unpinned copies against one, and the host `oversubscription` o the excess over processor
+sharing gives (1 + o·(k − C)/k; --interference takes the host's interference out first).
+
 With --pinned, the profiler's probe instead (comm_probe.side_by_side): one copy pinned to each
 CPU, each timed alone and then all together on the same CPUs, so that cores of unequal speed
 cancel in each copy's ratio; it prints the median ratio and the host `interference` it gives.
@@ -26,45 +30,14 @@ Usage (from the repository root, Debian's python3 with torch):
 import argparse
 import datetime
 import json
-import multiprocessing as mp
 import os
 import statistics
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "profiling"))
 
 import comm_probe  # noqa: E402
-
-
-def alternating(workload, ks, window, rounds):
-    """Per k of `ks` (the first being 1), the ratio of the mean step of k copies stepping
-    together to the step of one copy, one ratio per round; `workload` as
-    profile_model.build_workload takes it (spec, batch, classes, input shape)."""
-    ctx = mp.get_context("spawn")
-    queues = [(ctx.Queue(), ctx.Queue()) for _ in range(max(ks))]
-    procs = [ctx.Process(target=comm_probe._copy_main, args=(workload, 1, w, r))
-             for w, r in queues]
-    for p in procs:
-        p.start()
-    for _, r in queues:
-        r.get()
-    ratios = {k: [] for k in ks}
-    for rnd in range(rounds):
-        step = {}
-        for k in (ks if rnd % 2 == 0 else ks[::-1]):
-            start = time.perf_counter() + 0.1
-            for w, _ in queues[:k]:
-                w.put((start, start + window))
-            step[k] = statistics.fmean(r.get() for _, r in queues[:k])
-        for k in ks:
-            ratios[k].append(step[k] / step[ks[0]])
-    for w, _ in queues:
-        w.put(None)
-    for p in procs:
-        p.join()
-    return ratios
 
 
 def main():
@@ -80,6 +53,11 @@ def main():
     ap.add_argument("--pinned", action="store_true",
                     help="one copy pinned to each CPU, alone and together "
                          "(comm_probe.side_by_side)")
+    ap.add_argument("--crowded", action="store_true",
+                    help="the profiler's oversubscription probe: k = C+1 ... 2C unpinned copies "
+                         "against one (comm_probe.crowded; --copies is ignored)")
+    ap.add_argument("--interference", type=float, default=0.0,
+                    help="with --crowded: the host interference the model will also apply")
     a = ap.parse_args()
     shape = tuple(int(v) for v in a.input_shape.split(",")) if a.input_shape else None
     ks = [int(k) for k in a.copies.split(",")]
@@ -88,7 +66,9 @@ def main():
     cores = len(os.sched_getaffinity(0))
     if a.pinned:
         return pinned(a, shape)
-    ratios = alternating((a.model, a.batch, 10, shape), ks, a.window, a.rounds)
+    if a.crowded:
+        return crowded(a, shape)
+    ratios = comm_probe.alternating((a.model, a.batch, 10, shape), ks, a.window, a.rounds)
     out = {}
     for k in ks:
         med = statistics.median(ratios[k])
@@ -114,6 +94,20 @@ def pinned(a, shape):
     if a.json:
         with open(a.json, "a") as f:
             f.write(json.dumps({"workload": a.model, "batch": a.batch, "pinned": True, **r,
+                                "time": datetime.datetime.now().isoformat(timespec="seconds")})
+                    + "\n")
+
+
+def crowded(a, shape):
+    """--crowded: comm_probe.crowded, printed and appended to --json."""
+    r = comm_probe.crowded((a.model, a.batch, 10, shape), 1, a.window, a.rounds, a.interference)
+    for k, c in r["copies"].items():
+        print(f"{a.model} k={k}: {c['x_alone']:.3f} x alone, oversubscription "
+              f"{r['oversubscription_per_k'][k]:.3f}", flush=True)
+    print(f"{a.model}: oversubscription {r['oversubscription']:.3f}")
+    if a.json:
+        with open(a.json, "a") as f:
+            f.write(json.dumps({"workload": a.model, "batch": a.batch, "crowded": True, **r,
                                 "time": datetime.datetime.now().isoformat(timespec="seconds")})
                     + "\n")
 
