@@ -20,6 +20,9 @@ Where every number comes from (nothing is taken from the runs being predicted):
   with `profile_model.py --comm-shape`: the profiler alone);
 - a host's `interference`: the profile's side-by-side probe, where the profile has one
   (profiles/session7/);
+- a host's `oversubscription`: the profile's crowded probe, where the profile has one, else
+  the same probe run on its own on this machine (`colocation.py --crowded`,
+  runs/oversubscription.jsonl), recomputed beside the interference the model applies;
 - link rate: the nominal rate times the efficiency that one TCP stream reached on that link in
   the `link_check` line of the same measurement file (a test of the link, not of training);
 - PS sync `share_ratio`: from how one rank's messages to the others, sent at once, arrived in
@@ -62,6 +65,8 @@ SESSIONS = {"session1.jsonl": "profiles", "session2.jsonl": "profiles",
 # measured after sessions 1-4. None: the profiles' own comm_cpu (taken with --comm-shape).
 LINK_COMM_CPU = {"profiles/session5": "session5_link_comm_cpu.jsonl", "profiles/session6": None,
                  "profiles/session7": None}
+# The one-node oversubscription probe (colocation.py --crowded) for profile sets without one.
+OVERSUBSCRIPTION = "oversubscription.jsonl"
 WORKLOADS = {"mlp": "mlp", "resnet18": "resnet18", "mobilenet_v2": "mobilenet_v2",
              "tiny_transformer:build": "tiny_transformer", "gru_lm:build": "gru_lm",
              "shufflenet:build": "shufflenet"}
@@ -128,6 +133,44 @@ def link_comm_cpu(fname):
     return {wl: statistics.median(v) for wl, v in rounds.items()}
 
 
+@functools.lru_cache(maxsize=None)
+def crowded_rounds():
+    """Per workload, the rounds of comm_probe.crowded in runs/OVERSUBSCRIPTION (every pass
+    together), as the probe returns them."""
+    out = {}
+    path = os.path.join(HERE, "runs", OVERSUBSCRIPTION)
+    for line in open(path) if os.path.exists(path) else []:
+        r = json.loads(line)
+        c = out.setdefault(WORKLOADS[r["workload"]], {"slots": r["slots"], "copies": {}})
+        for k, v in r["copies"].items():
+            c["copies"].setdefault(k, {"rounds_x_alone": []})["rounds_x_alone"] += \
+                v["rounds_x_alone"]
+    return out
+
+
+def host_terms(table, wl):
+    """The host terms of a model beside `cores`: `interference` where the profile measured it,
+    `oversubscription` from the profile's own crowded probe or else from the one-node probe of
+    runs/OVERSUBSCRIPTION (beside the interference the model applies), and the let lines they
+    need."""
+    terms, lets = "", ""
+    if f"let {wl}_interference" in table:
+        terms += f" interference = {wl}_interference;"
+    if f"let {wl}_oversubscription" in table:
+        return terms + f" oversubscription = {wl}_oversubscription;", lets
+    if wl in crowded_rounds():
+        a = 0.0
+        for line in table.splitlines():
+            if line.startswith(f"let {wl}_interference = "):
+                a = float(line.split("=")[1].split(";")[0])
+        o = comm_probe.oversubscription_of(crowded_rounds()[wl], a)["oversubscription"]
+        lets = (f"// The cost of taking turns on the cores (comm_probe.crowded on one node,\n"
+                f"// runs/{OVERSUBSCRIPTION}, beside interference {a:g}).\n"
+                f"let {wl}_taking_turns = {o:.4g};\n")
+        terms += f" oversubscription = {wl}_taking_turns;"
+    return terms, lets
+
+
 def model_text(table, wl, mode, gran, plain, link, comm_from=None, ps_sync_sharing="fair"):
     """One model: the imported profile, then the testbed's training system; LINK is the file
     of runs/ that holds the link's comm_cpu, or COMM_FROM a folder of profiles whose own
@@ -149,9 +192,9 @@ def model_text(table, wl, mode, gran, plain, link, comm_from=None, ps_sync_shari
              f"model {wl}_{mode.replace('-', '_')}_{gran}{'_plain' if plain else ''};",
              table, "// ---- the testbed's training system ----", HEADER]
     if hosted:
-        # The profile's side-by-side probe, where it has one (profile_model.py since session 7).
-        slow = f" interference = {wl}_interference;" if f"let {wl}_interference" in table else ""
-        lines.append(f"host h {{ cores = {wl}_cores;{slow} }}  // every rank on the one machine\n")
+        terms, lets = host_terms(table, wl)
+        lines.append(lets + f"host h {{ cores = {wl}_cores;{terms} }}  "
+                     f"// every rank on the one machine\n")
     if link_cpu is not None:
         lines.append(source + f"let link_comm_cpu = {link_cpu * 1e9:.4g} ns / 1 B;\n")
     compute = f"  compute = {wl}_compute;\n" if gran == "coarse" else ""
