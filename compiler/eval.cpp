@@ -260,20 +260,26 @@ private:
 
     /// `NAME.compute`, `NAME.update` (distributions), `NAME.message_overhead` (a time),
     /// `NAME.comm_cpu` (a time per size), `NAME.cores`, `NAME.interference`,
-    /// `NAME.oversubscription` (numbers), `NAME.buffers` (a size) of a layer table.
+    /// `NAME.oversubscription` (numbers), `NAME.buffers` (a size), `NAME.ddp_overhead` (a time)
+    /// of a layer table.
     std::optional<Value> table_member(const Expr& e, const std::string& head, const LayerTable& t,
                                       const std::string& member) {
         static const std::vector<std::string> members{
             "compute", "update", "message_overhead", "comm_cpu", "cores", "interference",
-            "oversubscription", "buffers"};
+            "oversubscription", "buffers", "ddp_overhead"};
         if (std::find(members.begin(), members.end(), member) == members.end()) {
             error(e.range, "a layer table has the members `compute`, `update`, "
                            "`message_overhead`, `comm_cpu`, `cores`, `interference`, "
-                           "`oversubscription` and `buffers` only, not `" + member + "`" +
+                           "`oversubscription`, `buffers` and `ddp_overhead` only, not `" +
+                               member + "`" +
                                did_you_mean(member, members));
             return std::nullopt;
         }
-        if (member == "buffers") return buffers_member(e, head, t);
+        if (member == "buffers")
+            return recorded_member(e, head, t, member, t.buffer_bytes, Dim::bytes(), "buffer_bytes");
+        if (member == "ddp_overhead")
+            return recorded_member(e, head, t, member, t.ddp_overhead_s, Dim::seconds(),
+                                   "ddp_overhead_s");
         const bool distribution = member == "compute" || member == "update";
         const bool defined = distribution ? (member == "compute" ? t.compute : t.update).has_value()
                                           : t.comm.has_value();
@@ -307,11 +313,13 @@ private:
         return std::nullopt;
     }
 
-    /// `NAME.buffers`: the profile's `buffer_bytes`.
-    std::optional<Value> buffers_member(const Expr& e, const std::string& head,
-                                        const LayerTable& t) {
-        if (t.buffer_bytes) return Value{Quantity{*t.buffer_bytes, Dim::bytes()}};
-        error(e.range, "`" + head + ".buffers` needs the `buffer_bytes` of the profile" +
+    /// `NAME.buffers`, `NAME.ddp_overhead`: the profile's `buffer_bytes`, `ddp_overhead_s`.
+    std::optional<Value> recorded_member(const Expr& e, const std::string& head,
+                                         const LayerTable& t, const std::string& member,
+                                         const std::optional<double>& value, Dim dim,
+                                         const std::string& field) {
+        if (value) return Value{Quantity{*value, dim}};
+        error(e.range, "`" + head + "." + member + "` needs the `" + field + "` of the profile" +
                            (t.profile_file.empty()
                                 ? std::string(": only a layer table loaded with profile(…) has it")
                                 : ", and " + t.profile_file +
@@ -1124,6 +1132,7 @@ std::optional<LayerTable> table_from_profile(const LayersDecl& decl, const Scope
         t.comm = LayerTable::CommCosts{c->message_overhead_s, c->comm_cpu_s_per_byte, c->cores,
                                        c->interference, c->oversubscription};
     t.buffer_bytes = profile->buffer_bytes;
+    t.ddp_overhead_s = profile->ddp_overhead_s;
     return t;
 }
 

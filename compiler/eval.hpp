@@ -65,6 +65,8 @@ struct LayerTable {
     std::optional<CommCosts> comm;
     /// `NAME.buffers` (B): the `buffer_bytes` of a `profile(...)` table's file, when it has one.
     std::optional<double> buffer_bytes;
+    /// `NAME.ddp_overhead` (s): the `ddp_overhead_s` of a `profile(...)` table's file, if any.
+    std::optional<double> ddp_overhead_s;
     /// The profile a `profile(...)` table was read from (as opened); "" for a written table.
     std::string profile_file;
     SourceRange where;

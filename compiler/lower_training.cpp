@@ -84,6 +84,7 @@ void store(TrainingSpec& spec, PropertyId id, const PropertyValue& v) {
         case PropertyId::CommCpu: spec.comm_cpu_s_per_byte = std::get<double>(v); break;
         case PropertyId::Fusion: spec.fusion_bytes = std::get<double>(v); break;
         case PropertyId::Buffers: spec.buffer_bytes = std::get<double>(v); break;
+        case PropertyId::BackwardOverhead: spec.backward_overhead_s = std::get<double>(v); break;
         default: break;  // not a training property
     }
 }

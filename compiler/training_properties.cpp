@@ -56,6 +56,7 @@ const std::vector<TrainingProperty> kTraining{
     {P::CommCpu, "comm_cpu", K::Quantity, Dim::seconds() / Dim::bytes(), true},
     {P::Fusion, "fusion", K::Quantity, Dim::bytes()},
     {P::Buffers, "buffers", K::Quantity, Dim::bytes(), true},
+    {P::BackwardOverhead, "backward_overhead", K::Quantity, Dim::seconds(), true},
 };
 
 /// A quantity of `p`'s dimension within its bound (an infinite bandwidth is allowed).

@@ -37,7 +37,7 @@ enum class PropertyId {
     Cores, Interference, Oversubscription,                                        // host
     Compute, Layers, Update, Speed, Bandwidth, Latency, Batch, Host,              // worker
     Sync, Granularity, ModelBytes, Bucket, FirstBucket, Sharing, ShareRatio, Overlap,  // training
-    MessageOverhead, CommCpu, Fusion, Buffers,
+    MessageOverhead, CommCpu, Fusion, Buffers, BackwardOverhead,
 };
 
 /// The kind of value a property takes, and how it is evaluated (evaluate_property()).

@@ -228,6 +228,7 @@ void read_header(const json& j, Reader& r, Profile& p) {
     if (auto* b = r.typed(j, "", "batch", "integer", false)) p.batch = b->get<int>();
     if (auto* s = r.typed(j, "", "timed_steps", "integer", false)) p.steps = s->get<int>();
     p.buffer_bytes = r.nonneg(j, "", "buffer_bytes", false);
+    p.ddp_overhead_s = r.nonneg(j, "", "ddp_overhead_s", false);
 }
 
 // One entry of `/layers` (at `path`, index `i` of `count`); records its name in `by_name`.
@@ -789,6 +790,10 @@ std::string to_sgdnet(const Profile& p, const std::string& name) {
         std::snprintf(bytes, sizeof bytes, "%.0f B", *p.buffer_bytes);
         o << "let " << name << "_buffers = " << bytes
           << ";  // module buffers, for the training property `buffers` (DDP)\n";
+    }
+    if (p.ddp_overhead_s) {
+        o << "let " << name << "_ddp_overhead = " << format_time(*p.ddp_overhead_s)
+          << ";  // DDP's own work per step, for the training property `backward_overhead`\n";
     }
     return o.str();
 }

@@ -119,6 +119,9 @@ struct Profile {
     /// Format 1 `buffer_bytes`, when recorded: the bytes of the model's buffers (e.g. batch-norm
     /// running statistics), which DDP broadcasts from rank 0 before every forward.
     std::optional<double> buffer_bytes;
+    /// Format 1 `ddp_overhead_s`, when recorded: the time DDP adds to one process's step at
+    /// world 1 (autograd hooks, copies into the buckets and back), seconds.
+    std::optional<double> ddp_overhead_s;
 };
 
 /// Parses a profile held in `text` (either format, detected from its shape), registered in

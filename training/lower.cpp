@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "training/lowering.hpp"
@@ -293,6 +294,30 @@ void Lowering::measures() {
 
 namespace {
 
+/// `d` + `offset` seconds (a det stays a det).
+net::Distribution shifted(const net::Distribution& d, double offset) {
+    if (offset == 0) return d;
+    if (const auto* det = std::get_if<net::Det>(&d.v)) return {net::Det{det->value_s + offset}};
+    return {net::Shifted{{d}, offset}};
+}
+
+/// `spec` with its `backward_overhead` E spread over every worker's backward (docs/language.md
+/// §5.4): each layer's backward gains E times its share of the layers' bytes (E / L each when
+/// no layer has bytes), and a coarse `compute` gains E.
+TrainingSpec with_backward_overhead(TrainingSpec spec) {
+    const double e = spec.backward_overhead_s;
+    for (auto& w : spec.workers) {
+        if (w.compute) w.compute = shifted(*w.compute, e);
+        double bytes = 0;
+        for (const auto& l : w.layers) bytes += l.bytes;
+        for (auto& l : w.layers) {
+            const double share = bytes > 0 ? l.bytes / bytes : 1.0 / static_cast<double>(w.layers.size());
+            l.bwd = shifted(l.bwd, e * share);
+        }
+    }
+    return spec;
+}
+
 /// The hosts, the placements and the per-message costs of `spec`: an error message, or empty.
 std::string check_hosts(const TrainingSpec& spec) {
     for (const auto& h : spec.hosts) {
@@ -315,6 +340,7 @@ std::string check_hosts(const TrainingSpec& spec) {
     }
     if (!(spec.message_overhead_s >= 0)) return "message_overhead must be >= 0";
     if (!(spec.comm_cpu_s_per_byte >= 0)) return "comm_cpu must be >= 0";
+    if (!(spec.backward_overhead_s >= 0)) return "backward_overhead must be >= 0";
     return {};
 }
 
@@ -350,7 +376,12 @@ std::string lower_training_spec(const TrainingSpec& spec, net::PetriNet& out) {
     if (!(spec.bucket_bytes > 0) || !(spec.first_bucket_bytes > 0) || !(spec.fusion_bytes > 0)) {
         return "bucket and fusion sizes must be > 0";
     }
-    Lowering(spec, out).run();
+    if (spec.backward_overhead_s > 0) {
+        const TrainingSpec spread = with_backward_overhead(spec);
+        Lowering(spread, out).run();
+    } else {
+        Lowering(spec, out).run();
+    }
     return {};
 }
 

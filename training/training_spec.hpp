@@ -80,6 +80,7 @@ struct TrainingSpec {
     double overlap_fraction = 0;      // coarse heuristic, in [0, 1]
     double message_overhead_s = 0;    // per message, CPU work on the sender's host
     double comm_cpu_s_per_byte = 0;   // CPU seconds per byte at each end of a message
+    double backward_overhead_s = 0;   // CPU work per step added to each worker's backward
     net::SourceRange where;           // the training block
 };
 
@@ -100,7 +101,7 @@ double backward_tail_work(const TrainingSpec& spec, int i, double compute_mean, 
 /// docs/language.md §5.3, steps_per_s first). Returns an error message (empty on success) when the
 /// spec is unusable: no workers, a ps_* scheme without servers, fine granularity without layers,
 /// non-positive speed, bandwidth or cores, a host index out of range, a negative latency,
-/// message overhead or communication CPU cost.
+/// message overhead, communication CPU cost or backward overhead.
 std::string lower_training_spec(const TrainingSpec& spec, net::PetriNet& out);
 
 }  // namespace sgdnet::training

@@ -229,6 +229,33 @@ TEST_CASE("oversubscription at fine granularity: backward and per-byte jobs take
     }
 }
 
+// backward_overhead E (docs/language.md §5.4), ring, N = 2, bandwidth B, no latency.
+// - Coarse, compute det(T), hosts of infinite cores: the compute gains E: step = T + E + S/B.
+// - Coarse, both workers on one core: their computes (T + E each) share it: 2(T + E) + S/B.
+// - Fine, two layers of 1 MB (fwd f = 2 ms, bwd b = 3 ms), one bucket per layer, alone on
+//   their hosts: E splits by bytes, E/2 per backward. Layer 1's bucket (1 MB: two rounds of
+//   0.5 MB, 1 ms) is ready at 2f + b + E/2 and ends within layer 0's backward (b + E/2 > 1 ms);
+//   layer 0's bucket follows: step = 2f + 2b + E + 1 ms.
+TEST_CASE("backward overhead is CPU work of the backward: step = T + E + S/B, and shared") {
+    const double t = 0.100, s = 50e6, bw = 1e9;
+    for (double e : {0.004, 0.020}) {
+        CAPTURE(e);
+        TrainingSpec spec = homogeneous(2, {net::Det{t}}, bw, 0);
+        spec.sync = SyncKind::AllreduceRing;
+        spec.model_bytes = s;
+        spec.backward_overhead_s = e;
+        check_exact(run_sim(lower(spec))["step_time"], t + e + s / bw);
+        spec.hosts.push_back(host("h", 1));
+        for (auto& w : spec.workers) w.host = 0;
+        check_exact(run_sim(lower(spec))["step_time"], 2 * (t + e) + s / bw);
+
+        TrainingSpec fine = fine_ring(2, 2, 0.002, 0.003, 1e6, 1e9, 0, 0);
+        fine.bucket_bytes = fine.first_bucket_bytes = 1;
+        fine.backward_overhead_s = e;
+        check_exact(run_sim(lower(fine))["step_time"], 0.004 + 0.006 + e + 0.001);
+    }
+}
+
 // Ring, coarse, N workers alone on hosts of infinite cores, message overhead o and CPU cost c
 // per byte. Round r of worker j pays o (holding its NIC), then transmits S/N bytes (S/(N·B))
 // with CPU jobs of S·c/N at both ends beside it; the chunk is delivered after

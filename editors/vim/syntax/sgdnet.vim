@@ -21,7 +21,7 @@ syntax keyword sgdnetBoolean     true false
 " Properties of hosts, workers, servers, the training block, layer rows and transitions.
 syntax keyword sgdnetProperty compute update bandwidth latency batch cores interference oversubscription speed
 syntax keyword sgdnetProperty sync granularity model_bytes bucket first_bucket fusion sharing
-syntax keyword sgdnetProperty share_ratio overlap buffers
+syntax keyword sgdnetProperty share_ratio overlap buffers backward_overhead
 syntax keyword sgdnetProperty message_overhead comm_cpu fwd bwd bytes order memory priority weight
 
 " Values of keyword-valued properties.

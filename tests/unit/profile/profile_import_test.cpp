@@ -524,7 +524,7 @@ TEST_CASE("comm_probe: its three numbers are read, its other members ignored") {
     REQUIRE_MESSAGE(p, d.render());
     CHECK_FALSE(d.has_errors());
     REQUIRE(p->comm_probe);
-    CHECK(*p->comm_probe == profile::CommProbe{1.2e-4, 6e-10, 2});
+    CHECK(*p->comm_probe == profile::CommProbe{1.2e-4, 6e-10, 2, std::nullopt, std::nullopt});
     // The same profile without the object has none, and the rest of the profile is the same.
     Diagnostics d2;
     auto plain = profile::load_profile(data_path("mlp_layers.json"), d2);
@@ -541,7 +541,7 @@ TEST_CASE("comm_probe.interference: read when measured, a let of its own, >= 0")
     auto p = profile::parse_profile(j.dump(), "p.json", d);
     REQUIRE_MESSAGE(p, d.render());
     REQUIRE(p->comm_probe);
-    CHECK(*p->comm_probe == profile::CommProbe{1.2e-4, 6e-10, 2, 0.065});
+    CHECK(*p->comm_probe == profile::CommProbe{1.2e-4, 6e-10, 2, 0.065, std::nullopt});
     const std::string text = profile::to_sgdnet(*p, "m");
     CAPTURE(text);
     CHECK(text.find("let m_interference = 0.065;") != std::string::npos);
@@ -596,6 +596,25 @@ TEST_CASE("buffer_bytes: read when recorded, absent otherwise, a negative value 
     j["buffer_bytes"] = -5;
     CHECK(any_contains(parse_errors(j), "p.json: /buffer_bytes: expected a finite number >= 0, "
                                         "got -5"));
+}
+
+TEST_CASE("ddp_overhead_s: read when recorded, a let in ms, absent otherwise, >= 0") {
+    json j = read_json("mlp_comm_layers.json");
+    j["ddp_overhead_s"] = 0.00311;
+    Diagnostics d;
+    auto p = profile::parse_profile(j.dump(), "p.json", d);
+    REQUIRE_MESSAGE(p, d.render());
+    REQUIRE(p->ddp_overhead_s);
+    CHECK(*p->ddp_overhead_s == 0.00311);
+    CHECK(profile::to_sgdnet(*p, "m").find("let m_ddp_overhead = 3.11 ms;") != std::string::npos);
+    Diagnostics d2;
+    auto old = profile::load_profile(data_path("mlp_comm_layers.json"), d2);
+    REQUIRE(old);
+    CHECK_FALSE(old->ddp_overhead_s);
+    CHECK(profile::to_sgdnet(*old, "m").find("m_ddp_overhead") == std::string::npos);
+    j["ddp_overhead_s"] = -0.001;
+    CHECK(any_contains(parse_errors(j), "p.json: /ddp_overhead_s: expected a finite number >= 0, "
+                                        "got -0.001"));
 }
 
 TEST_CASE("comm_probe: a malformed object gives diagnostics naming the JSON path") {
