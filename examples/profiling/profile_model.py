@@ -4,7 +4,8 @@
 Writes, in --out-dir:
   NAME_layers.json  per-layer profile (docs/profiles.md, "Format 1"): forward/backward gap
                     times per layer (mean/std/n), parameter bytes, gradient-ready order,
-                    step totals, and the gradient buckets PyTorch DDP really forms.
+                    step totals, the gradient buckets PyTorch DDP really forms, and what
+                    DDP adds to the step at world 1 (ddp_overhead_s).
   NAME_trace.json   torch.profiler Chrome trace of a few steps with record_function ranges
                     step_K / zero_grad / forward / backward / optimizer and
                     layer_fwd:<name> around every layer's forward.
@@ -27,6 +28,7 @@ machine.
 """
 
 import argparse
+import contextlib
 import copy
 import datetime
 import importlib
@@ -340,43 +342,88 @@ def chrome_trace(model, opt, loss_fn, x, y, layers, steps, path):
 # --------------------------------------------------------------------------------------------
 # DDP buckets (gloo, world = 1)
 
-def ddp_buckets(model, make_opt, loss_fn, x, y, layers, caps_mb):
+@contextlib.contextmanager
+def world_of_one():
+    """A gloo process group of this process alone (rank 0 of 1), for DDP at world 1; yields
+    False, and does nothing, where torch has no distributed package."""
     import torch.distributed as dist
-    from torch.nn.parallel import DistributedDataParallel as DDP
     if not dist.is_available():
-        return None
+        yield False
+        return
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
     os.environ.setdefault("MASTER_PORT", "29531")
     dist.init_process_group("gloo", rank=0, world_size=1)
+    try:
+        yield True
+    finally:
+        dist.destroy_process_group()
+
+
+def ddp_overhead(model, make_opt, loss_fn, x, y, caps_mb, rounds=6, steps=8):
+    """What DDP adds to the step at world 1 (inside world_of_one): per bucket cap, the step of
+    a DDP copy of the model less that of a plain copy, one value per round; each round times
+    `steps` steps of every copy in turn (median), the order reversed every other round, so that
+    a drift slower than a round cancels. No network is involved: what is left is DDP's own
+    work (autograd hooks, gradients copied into the buckets and back, the reducer's
+    bookkeeping), which every rank also pays at larger worlds."""
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    copies = {"plain": copy.deepcopy(model)}
+    for cap in caps_mb:
+        copies[f"{cap:g}"] = DDP(copy.deepcopy(model), bucket_cap_mb=cap)
+    opts = {k: make_opt(m.parameters()) for k, m in copies.items()}
+    for k, m in copies.items():
+        for _ in range(3):
+            one_step(m, opts[k], loss_fn, x, y)
+    step = {k: [] for k in copies}
+    for r in range(rounds):
+        for k in (list(copies) if r % 2 == 0 else list(copies)[::-1]):
+            times = []
+            for _ in range(steps):
+                t0 = time.perf_counter()
+                one_step(copies[k], opts[k], loss_fn, x, y)
+                times.append(time.perf_counter() - t0)
+            step[k].append(statistics.median(times))
+    return {k: [d - p for d, p in zip(v, step["plain"])] for k, v in step.items() if k != "plain"}
+
+
+def ddp_buckets(model, make_opt, loss_fn, x, y, layers, caps_mb):
+    """Per bucket cap, the buckets DDP forms at world 1 (after its rebuild), and what DDP adds
+    to the step there (`overhead_s`, the median of ddp_overhead's rounds)."""
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    with world_of_one() as ok:
+        return _ddp_buckets(DDP, model, make_opt, loss_fn, x, y, layers, caps_mb) if ok else None
+
+
+def _ddp_buckets(DDP, model, make_opt, loss_fn, x, y, layers, caps_mb):
+    """ddp_buckets inside its process group."""
     owner = {}
     for name, _, params in layers:
         for pn, _ in params:
             owner[pn] = name
     index = {name: k for k, (name, _, _) in enumerate(layers)}
     out = {}
-    try:
-        for cap in caps_mb:
-            m = copy.deepcopy(model)
-            ddp = DDP(m, bucket_cap_mb=cap)
-            opt = make_opt(ddp.parameters())
-            for _ in range(3):  # buckets are rebuilt after the first iteration
-                one_step(ddp, opt, loss_fn, x, y)
-            log = ddp._get_ddp_logging_data()
-            names = [n for n, p in m.named_parameters() if p.requires_grad]
-            sizes = {n: p.numel() * p.element_size() for n, p in m.named_parameters()}
-            groups = str(log.get("rebuilt_per_bucket_param_indices", "")).split(",")
-            buckets = []
-            for k, g in enumerate(g for g in groups if g.strip()):
-                params = [names[int(t)] for t in g.split()]
-                members = sorted({owner[p] for p in params}, key=lambda n: index[n])
-                buckets.append({"index": k, "bytes": sum(sizes[p] for p in params),
-                                "params": params, "layers": members})
-            keep = ("bucket_sizes", "rebuilt_bucket_sizes", "rebuilt_per_bucket_param_indices",
-                    "bucket_cap_bytes", "gradient_as_bucket_view", "has_rebuilt_buckets")
-            key = f"{cap:g}"
-            out[key] = {"buckets": buckets, "logging": {k: log[k] for k in keep if k in log}}
-    finally:
-        dist.destroy_process_group()
+    for cap in caps_mb:
+        m = copy.deepcopy(model)
+        ddp = DDP(m, bucket_cap_mb=cap)
+        opt = make_opt(ddp.parameters())
+        for _ in range(3):  # buckets are rebuilt after the first iteration
+            one_step(ddp, opt, loss_fn, x, y)
+        log = ddp._get_ddp_logging_data()
+        names = [n for n, p in m.named_parameters() if p.requires_grad]
+        sizes = {n: p.numel() * p.element_size() for n, p in m.named_parameters()}
+        groups = str(log.get("rebuilt_per_bucket_param_indices", "")).split(",")
+        buckets = []
+        for k, g in enumerate(g for g in groups if g.strip()):
+            params = [names[int(t)] for t in g.split()]
+            members = sorted({owner[p] for p in params}, key=lambda n: index[n])
+            buckets.append({"index": k, "bytes": sum(sizes[p] for p in params),
+                            "params": params, "layers": members})
+        keep = ("bucket_sizes", "rebuilt_bucket_sizes", "rebuilt_per_bucket_param_indices",
+                "bucket_cap_bytes", "gradient_as_bucket_view", "has_rebuilt_buckets")
+        key = f"{cap:g}"
+        out[key] = {"buckets": buckets, "logging": {k: log[k] for k in keep if k in log}}
+    for key, rounds in ddp_overhead(model, make_opt, loss_fn, x, y, caps_mb).items():
+        out[key].update({"overhead_s": statistics.median(rounds), "rounds_overhead_s": rounds})
     return out
 
 
@@ -474,6 +521,9 @@ def main():
     }
     if buckets is not None:
         doc["ddp_buckets"] = buckets
+        # What DDP adds to a step whatever the network: the median over the caps.
+        doc["ddp_overhead_s"] = max(0.0, statistics.median(
+            b["overhead_s"] for b in buckets.values()))
     if comm is not None:
         doc["comm_probe"] = comm
     path = os.path.join(a.out_dir, f"{name}_layers.json")
