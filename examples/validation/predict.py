@@ -23,6 +23,9 @@ Where every number comes from (nothing is taken from the runs being predicted):
 - a host's `oversubscription`: the profile's crowded probe, where the profile has one, else
   the same probe run on its own on this machine (`colocation.py --crowded`,
   runs/oversubscription.jsonl), recomputed beside the interference the model applies;
+- DDP's `backward_overhead`: the profile's `ddp_overhead_s` (DDP at world 1 against the plain
+  step), where the profile has one, else the same measurement on its own on this machine
+  (`ddp_cost.py`, runs/ddp_overhead.jsonl);
 - link rate: the nominal rate times the efficiency that one TCP stream reached on that link in
   the `link_check` line of the same measurement file (a test of the link, not of training);
 - PS sync `share_ratio`: from how one rank's messages to the others, sent at once, arrived in
@@ -67,6 +70,8 @@ LINK_COMM_CPU = {"profiles/session5": "session5_link_comm_cpu.jsonl", "profiles/
                  "profiles/session7": None}
 # The one-node oversubscription probe (colocation.py --crowded) for profile sets without one.
 OVERSUBSCRIPTION = "oversubscription.jsonl"
+# The one-node measurement of DDP's own cost (ddp_cost.py) for profile sets without one.
+DDP_OVERHEAD = "ddp_overhead.jsonl"
 WORKLOADS = {"mlp": "mlp", "resnet18": "resnet18", "mobilenet_v2": "mobilenet_v2",
              "tiny_transformer:build": "tiny_transformer", "gru_lm:build": "gru_lm",
              "shufflenet:build": "shufflenet"}
@@ -148,6 +153,31 @@ def crowded_rounds():
     return out
 
 
+@functools.lru_cache(maxsize=None)
+def ddp_costs():
+    """Per workload, the median over the lines of runs/DDP_OVERHEAD of their `ddp_overhead_s`
+    (ddp_cost.py, one line per pass)."""
+    out = {}
+    path = os.path.join(HERE, "runs", DDP_OVERHEAD)
+    for line in open(path) if os.path.exists(path) else []:
+        r = json.loads(line)
+        out.setdefault(WORKLOADS[r["workload"]], []).append(r["ddp_overhead_s"])
+    return {wl: statistics.median(v) for wl, v in out.items()}
+
+
+def ddp_cost(table, wl):
+    """The DDP model's `backward_overhead` (an expression) and the let lines it needs: the
+    profile's `ddp_overhead_s` where it has one, else the one-node measurement of
+    runs/DDP_OVERHEAD, else none (None)."""
+    if f"let {wl}_ddp_overhead" in table:
+        return f"{wl}_ddp_overhead", ""
+    if wl in ddp_costs():
+        return f"{wl}_ddp_cost", (
+            f"// What DDP adds to the step at world 1 (ddp_cost.py on one node,\n"
+            f"// runs/{DDP_OVERHEAD}).\nlet {wl}_ddp_cost = {ddp_costs()[wl] * 1e3:.4g} ms;\n")
+    return None, ""
+
+
 def host_terms(table, wl):
     """The host terms of a model beside `cores`: `interference` where the profile measured it,
     `oversubscription` from the profile's own crowded probe or else from the one-node probe of
@@ -197,6 +227,9 @@ def model_text(table, wl, mode, gran, plain, link, comm_from=None, ps_sync_shari
                      f"// every rank on the one machine\n")
     if link_cpu is not None:
         lines.append(source + f"let link_comm_cpu = {link_cpu * 1e9:.4g} ns / 1 B;\n")
+    ddp_own, ddp_lets = ddp_cost(table, wl) if hosted and mode == "ddp" else (None, "")
+    if ddp_lets:
+        lines.append(ddp_lets)
     compute = f"  compute = {wl}_compute;\n" if gran == "coarse" else ""
     if mode == "ddp":
         lines.append("worker w[N] {\n" + f"  layers = {wl};\n" + compute +
@@ -225,6 +258,8 @@ def model_text(table, wl, mode, gran, plain, link, comm_from=None, ps_sync_shari
         t += [f"  message_overhead = {wl}_message_overhead;", f"  comm_cpu = {cpu};"]
         if mode == "ddp":
             t.append(f"  buffers = {wl}_buffers;  // broadcast from rank 0 before each forward")
+            if ddp_own:
+                t.append(f"  backward_overhead = {ddp_own};  // DDP's hooks and bucket copies")
     lines.append("\n".join(t) + "\n}\n")
     return "\n".join(lines)
 
