@@ -16,15 +16,16 @@ Where every number comes from (nothing is taken from the runs being predicted):
   cores, per byte at each end (`comm_beside_compute.py --netns`, runs/link_comm_cpu.jsonl, or
   the file of the profile set's own sitting in LINK_COMM_CPU: the median over its rounds, per
   workload), a check of the link like the one below; the profile's value where a workload has
-  none, and for profile sets mapped to None there (profiles/session6/ and session7/, taken
+  none, and for profile sets mapped to None there (profiles/session6/ to session8/, taken
   with `profile_model.py --comm-shape`: the profiler alone);
 - a host's `interference`: the profile's side-by-side probe, where the profile has one
-  (profiles/session7/);
-- a host's `oversubscription`: the profile's crowded probe, where the profile has one, else
+  (profiles/session7/ and session8/);
+- a host's `oversubscription`: the profile's crowded probe, where the profile has one
+  (profiles/session8/), else
   the same probe run on its own on this machine (`colocation.py --crowded`,
   runs/oversubscription.jsonl), recomputed beside the interference the model applies;
 - DDP's `backward_overhead`: the profile's `ddp_overhead_s` (DDP at world 1 against the plain
-  step), where the profile has one, else the same measurement on its own on this machine
+  step), where the profile has one (profiles/session8/), else the same measurement on its own on this machine
   (`ddp_cost.py`, runs/ddp_overhead.jsonl);
 - link rate: the nominal rate times the efficiency that one TCP stream reached on that link in
   the `link_check` line of the same measurement file (a test of the link, not of training);
@@ -63,18 +64,18 @@ BEGIN, END = "<!-- table:begin -->", "<!-- table:end -->"
 SESSIONS = {"session1.jsonl": "profiles", "session2.jsonl": "profiles",
             "session3.jsonl": "profiles/session3", "session4.jsonl": "profiles/session4",
             "session5.jsonl": "profiles/session5", "session6.jsonl": "profiles/session6",
-            "session7.jsonl": "profiles/session7"}
+            "session7.jsonl": "profiles/session7", "session8.jsonl": "profiles/session8"}
 # The link's comm_cpu measured in the sitting of a profile set; the other sets use the file
 # measured after sessions 1-4. None: the profiles' own comm_cpu (taken with --comm-shape).
 LINK_COMM_CPU = {"profiles/session5": "session5_link_comm_cpu.jsonl", "profiles/session6": None,
-                 "profiles/session7": None}
+                 "profiles/session7": None, "profiles/session8": None}
 # The one-node oversubscription probe (colocation.py --crowded) for profile sets without one.
 OVERSUBSCRIPTION = "oversubscription.jsonl"
 # The one-node measurement of DDP's own cost (ddp_cost.py) for profile sets without one.
 DDP_OVERHEAD = "ddp_overhead.jsonl"
 WORKLOADS = {"mlp": "mlp", "resnet18": "resnet18", "mobilenet_v2": "mobilenet_v2",
              "tiny_transformer:build": "tiny_transformer", "gru_lm:build": "gru_lm",
-             "shufflenet:build": "shufflenet"}
+             "shufflenet:build": "shufflenet", "dlrm_small:build": "dlrm_small"}
 MODES = {"ddp": "allreduce_ring", "ps-sync": "ps_sync", "ps-async": "ps_async"}
 
 HEADER = """\
@@ -285,6 +286,26 @@ def write_models(sgdnet, wl, folder, profiles, comm_from=None, ps_sync_sharing="
     return paths
 
 
+def ddp_buckets(prof, cap):
+    """The DDP buckets of a profile for a cap in MiB: those DDP recorded when the profile has
+    the cap, else formed by DDP's rule as sgdnet forms them (docs/profiles.md, "DDP buckets"):
+    layers in gradient-ready order join the open bucket, which closes once it holds at least
+    its cap, 1 MiB for the first bucket."""
+    recorded = prof.get("ddp_buckets", {}).get(f"{cap:g}")
+    if recorded:
+        return recorded["buckets"]
+    buckets, open_bucket, limit = [], {"bytes": 0, "layers": []}, 1 << 20
+    for layer in sorted(prof["layers"], key=lambda l: l["bwd_order"]):
+        if not layer["param_bytes"]:
+            continue
+        open_bucket["bytes"] += layer["param_bytes"]
+        open_bucket["layers"].append(layer["name"])
+        if open_bucket["bytes"] >= limit:
+            buckets.append(open_bucket)
+            open_bucket, limit = {"bytes": 0, "layers": []}, cap * (1 << 20)
+    return buckets + ([open_bucket] if open_bucket["layers"] else [])
+
+
 def overlap_share(profiles, wl, cap, world, bw_Bps):
     """Coarse DDP heuristic from the profile: the share of the all-reduce time that a schedule of
     the profile's DDP buckets hides behind the backward. Bucket k is ready when the last of its
@@ -294,7 +315,7 @@ def overlap_share(profiles, wl, cap, world, bw_Bps):
     ready = {l["name"]: l["bwd_ready_offset_s"]["mean"] for l in prof["layers"]}
     backward = prof["totals"]["backward_s"]["mean"]
     end = total = 0.0
-    for b in prof["ddp_buckets"][f"{cap:g}"]["buckets"]:
+    for b in ddp_buckets(prof, cap):
         comm = b["bytes"] * 2 * (world - 1) / world / bw_Bps
         end = max(end, max(ready[n] for n in b["layers"])) + comm
         total += comm
