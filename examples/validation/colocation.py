@@ -76,11 +76,15 @@ def main():
         out[k] = {"x_alone": med, "x_sharing": med / sharing, "rounds": ratios[k]}
         print(f"{a.model} k={k}: {med:.3f} x alone (rounds {min(ratios[k]):.3f}-"
               f"{max(ratios[k]):.3f}), {med / sharing:.3f} x sharing", flush=True)
+    append_json(a, {"cores": cores, "window_s": a.window, "copies": out})
+
+
+def append_json(a, record):
+    """With --json, appends RECORD as one line, after the workload and batch, with the time."""
     if a.json:
+        now = datetime.datetime.now().isoformat(timespec="seconds")
         with open(a.json, "a") as f:
-            f.write(json.dumps({"workload": a.model, "batch": a.batch, "cores": cores,
-                                "window_s": a.window, "copies": out,
-                                "time": datetime.datetime.now().isoformat(timespec="seconds")})
+            f.write(json.dumps({"workload": a.model, "batch": a.batch, **record, "time": now})
                     + "\n")
 
 
@@ -91,11 +95,7 @@ def pinned(a, shape):
 
     r = comm_probe.side_by_side((a.model, a.batch, 10, shape), 1, a.window, a.rounds, report)
     print(f"{a.model}: median ratio {r['ratio']:.3f}, interference {r['interference']:.3f}")
-    if a.json:
-        with open(a.json, "a") as f:
-            f.write(json.dumps({"workload": a.model, "batch": a.batch, "pinned": True, **r,
-                                "time": datetime.datetime.now().isoformat(timespec="seconds")})
-                    + "\n")
+    append_json(a, {"pinned": True, **r})
 
 
 def crowded(a, shape):
@@ -105,11 +105,7 @@ def crowded(a, shape):
         print(f"{a.model} k={k}: {c['x_alone']:.3f} x alone, oversubscription "
               f"{r['oversubscription_per_k'][k]:.3f}", flush=True)
     print(f"{a.model}: oversubscription {r['oversubscription']:.3f}")
-    if a.json:
-        with open(a.json, "a") as f:
-            f.write(json.dumps({"workload": a.model, "batch": a.batch, "crowded": True, **r,
-                                "time": datetime.datetime.now().isoformat(timespec="seconds")})
-                    + "\n")
+    append_json(a, {"crowded": True, **r})
 
 
 if __name__ == "__main__":
