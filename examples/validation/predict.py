@@ -16,17 +16,17 @@ Where every number comes from (nothing is taken from the runs being predicted):
   cores, per byte at each end (`comm_beside_compute.py --netns`, runs/link_comm_cpu.jsonl, or
   the file of the profile set's own sitting in LINK_COMM_CPU: the median over its rounds, per
   workload), a check of the link like the one below; the profile's value where a workload has
-  none, and for profile sets mapped to None there (profiles/session6/ to session8/, taken
+  none, and for profile sets mapped to None there (profiles/session6/ to session9/, taken
   with `profile_model.py --comm-shape`: the profiler alone);
 - a host's `interference`: the profile's side-by-side probe, where the profile has one
-  (profiles/session7/ and session8/);
+  (profiles/session7/ to session9/);
 - a host's `oversubscription`: the profile's crowded probe, where the profile has one
-  (profiles/session8/), else
-  the same probe run on its own on this machine (`colocation.py --crowded`,
-  runs/oversubscription.jsonl), recomputed beside the interference the model applies;
+  (profiles/session8/ and session9/), else the same probe run on its own on this machine
+  (`colocation.py --crowded`, runs/oversubscription.jsonl), recomputed beside the
+  interference the model applies;
 - DDP's `backward_overhead`: the profile's `ddp_overhead_s` (DDP at world 1 against the plain
-  step), where the profile has one (profiles/session8/), else the same measurement on its own on this machine
-  (`ddp_cost.py`, runs/ddp_overhead.jsonl);
+  step), where the profile has one (profiles/session8/ and session9/), else the same
+  measurement on its own on this machine (`ddp_cost.py`, runs/ddp_overhead.jsonl);
 - link rate: the nominal rate times the efficiency that one TCP stream reached on that link in
   the `link_check` line of the same measurement file (a test of the link, not of training);
 - PS sync `share_ratio`: from how one rank's messages to the others, sent at once, arrived in
@@ -64,11 +64,13 @@ BEGIN, END = "<!-- table:begin -->", "<!-- table:end -->"
 SESSIONS = {"session1.jsonl": "profiles", "session2.jsonl": "profiles",
             "session3.jsonl": "profiles/session3", "session4.jsonl": "profiles/session4",
             "session5.jsonl": "profiles/session5", "session6.jsonl": "profiles/session6",
-            "session7.jsonl": "profiles/session7", "session8.jsonl": "profiles/session8"}
+            "session7.jsonl": "profiles/session7", "session8.jsonl": "profiles/session8",
+            "session9.jsonl": "profiles/session9"}
 # The link's comm_cpu measured in the sitting of a profile set; the other sets use the file
 # measured after sessions 1-4. None: the profiles' own comm_cpu (taken with --comm-shape).
 LINK_COMM_CPU = {"profiles/session5": "session5_link_comm_cpu.jsonl", "profiles/session6": None,
-                 "profiles/session7": None, "profiles/session8": None}
+                 "profiles/session7": None, "profiles/session8": None,
+                 "profiles/session9": None}
 # The one-node oversubscription probe (colocation.py --crowded) for profile sets without one.
 OVERSUBSCRIPTION = "oversubscription.jsonl"
 # The one-node measurement of DDP's own cost (ddp_cost.py) for profile sets without one.
