@@ -271,12 +271,12 @@ private:
             error(e.range, "a layer table has the members `compute`, `update`, "
                            "`message_overhead`, `comm_cpu`, `cores`, `interference`, "
                            "`oversubscription`, `buffers` and `ddp_overhead` only, not `" +
-                               member + "`" +
-                               did_you_mean(member, members));
+                               member + "`" + did_you_mean(member, members));
             return std::nullopt;
         }
         if (member == "buffers")
-            return recorded_member(e, head, t, member, t.buffer_bytes, Dim::bytes(), "buffer_bytes");
+            return recorded_member(e, head, t, member, t.buffer_bytes, Dim::bytes(),
+                                   "buffer_bytes");
         if (member == "ddp_overhead")
             return recorded_member(e, head, t, member, t.ddp_overhead_s, Dim::seconds(),
                                    "ddp_overhead_s");

@@ -310,10 +310,9 @@ TrainingSpec with_backward_overhead(TrainingSpec spec) {
         if (w.compute) w.compute = shifted(*w.compute, e);
         double bytes = 0;
         for (const auto& l : w.layers) bytes += l.bytes;
-        for (auto& l : w.layers) {
-            const double share = bytes > 0 ? l.bytes / bytes : 1.0 / static_cast<double>(w.layers.size());
-            l.bwd = shifted(l.bwd, e * share);
-        }
+        const double layers = static_cast<double>(w.layers.size());
+        for (auto& l : w.layers)
+            l.bwd = shifted(l.bwd, e * (bytes > 0 ? l.bytes / bytes : 1 / layers));
     }
     return spec;
 }
