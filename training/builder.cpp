@@ -88,6 +88,12 @@ net::Distribution scaled(const net::Distribution& d, double factor) {
     return {net::Scaled{{d}, factor}};
 }
 
+net::Distribution shifted(const net::Distribution& d, double offset) {
+    if (offset == 0) return d;
+    if (const auto* det = std::get_if<net::Det>(&d.v)) return {net::Det{det->value_s + offset}};
+    return {net::Shifted{{d}, offset}};
+}
+
 net::Distribution slowed(const net::Distribution& d, double speed) {
     return scaled(d, 1.0 / speed);
 }

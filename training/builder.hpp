@@ -187,5 +187,7 @@ net::Distribution slowed(const net::Distribution& d, double speed);
 net::Distribution sum_of(const std::vector<net::Distribution>& parts);
 /// `d` scaled by factor (unchanged when factor == 1).
 net::Distribution scaled(const net::Distribution& d, double factor);
+/// `d` + `offset` seconds (unchanged when offset == 0; a det stays a det).
+net::Distribution shifted(const net::Distribution& d, double offset);
 
 }  // namespace sgdnet::training

@@ -16,7 +16,6 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "training/lowering.hpp"
@@ -293,13 +292,6 @@ void Lowering::measures() {
 }
 
 namespace {
-
-/// `d` + `offset` seconds (a det stays a det).
-net::Distribution shifted(const net::Distribution& d, double offset) {
-    if (offset == 0) return d;
-    if (const auto* det = std::get_if<net::Det>(&d.v)) return {net::Det{det->value_s + offset}};
-    return {net::Shifted{{d}, offset}};
-}
 
 /// `spec` with its `backward_overhead` E spread over every worker's backward (docs/language.md
 /// §5.4): each layer's backward gains E times its share of the layers' bytes (E / L each when

@@ -389,13 +389,13 @@ def ddp_overhead(model, make_opt, loss_fn, x, y, caps_mb, rounds=6, steps=8):
 def ddp_buckets(model, make_opt, loss_fn, x, y, layers, caps_mb):
     """Per bucket cap, the buckets DDP forms at world 1 (after its rebuild), and what DDP adds
     to the step there (`overhead_s`, the median of ddp_overhead's rounds)."""
-    from torch.nn.parallel import DistributedDataParallel as DDP
     with world_of_one() as ok:
-        return _ddp_buckets(DDP, model, make_opt, loss_fn, x, y, layers, caps_mb) if ok else None
+        return _ddp_buckets(model, make_opt, loss_fn, x, y, layers, caps_mb) if ok else None
 
 
-def _ddp_buckets(DDP, model, make_opt, loss_fn, x, y, layers, caps_mb):
+def _ddp_buckets(model, make_opt, loss_fn, x, y, layers, caps_mb):
     """ddp_buckets inside its process group."""
+    from torch.nn.parallel import DistributedDataParallel as DDP
     owner = {}
     for name, _, params in layers:
         for pn, _ in params:
