@@ -260,20 +260,29 @@ private:
 
     /// `NAME.compute`, `NAME.update` (distributions), `NAME.message_overhead` (a time),
     /// `NAME.comm_cpu` (a time per size), `NAME.cores`, `NAME.interference`,
-    /// `NAME.oversubscription` (numbers), `NAME.buffers` (a size), `NAME.ddp_overhead` (a time)
-    /// of a layer table.
+    /// `NAME.oversubscription` (numbers), `NAME.buffers` (a size), `NAME.ddp_overhead` (a time),
+    /// `NAME.server_update` (a distribution) and `NAME.aggregate` (a time) of a layer table.
     std::optional<Value> table_member(const Expr& e, const std::string& head, const LayerTable& t,
                                       const std::string& member) {
         static const std::vector<std::string> members{
             "compute", "update", "message_overhead", "comm_cpu", "cores", "interference",
-            "oversubscription", "buffers", "ddp_overhead"};
+            "oversubscription", "buffers", "ddp_overhead", "server_update", "aggregate"};
         if (std::find(members.begin(), members.end(), member) == members.end()) {
             error(e.range, "a layer table has the members `compute`, `update`, "
                            "`message_overhead`, `comm_cpu`, `cores`, `interference`, "
-                           "`oversubscription`, `buffers` and `ddp_overhead` only, not `" +
+                           "`oversubscription`, `buffers`, `ddp_overhead`, `server_update` and "
+                           "`aggregate` only, not `" +
                                member + "`" + did_you_mean(member, members));
             return std::nullopt;
         }
+        if (member == "server_update") {
+            if (t.server_update) return Value{*t.server_update};
+            missing_record(e, head, t, member, "server_update_s");
+            return std::nullopt;
+        }
+        if (member == "aggregate")
+            return recorded_member(e, head, t, member, t.aggregate_s, Dim::seconds(),
+                                   "aggregate_s");
         if (member == "buffers")
             return recorded_member(e, head, t, member, t.buffer_bytes, Dim::bytes(),
                                    "buffer_bytes");
@@ -319,12 +328,18 @@ private:
                                          const std::optional<double>& value, Dim dim,
                                          const std::string& field) {
         if (value) return Value{Quantity{*value, dim}};
+        missing_record(e, head, t, member, field);
+        return std::nullopt;
+    }
+
+    /// The error of a member whose record the profile lacks.
+    void missing_record(const Expr& e, const std::string& head, const LayerTable& t,
+                        const std::string& member, const std::string& field) {
         error(e.range, "`" + head + "." + member + "` needs the `" + field + "` of the profile" +
                            (t.profile_file.empty()
                                 ? std::string(": only a layer table loaded with profile(…) has it")
                                 : ", and " + t.profile_file +
                                       " has none (profile_model.py records it)"));
-        return std::nullopt;
     }
 
     // --- operators ------------------------------------------------------------------------
@@ -1133,6 +1148,9 @@ std::optional<LayerTable> table_from_profile(const LayersDecl& decl, const Scope
                                        c->interference, c->oversubscription};
     t.buffer_bytes = profile->buffer_bytes;
     t.ddp_overhead_s = profile->ddp_overhead_s;
+    if (profile->server_update)
+        t.server_update = profile::fit_distribution(*profile->server_update);
+    if (profile->aggregate) t.aggregate_s = profile->aggregate->mean_s;
     return t;
 }
 

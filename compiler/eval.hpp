@@ -67,6 +67,10 @@ struct LayerTable {
     std::optional<double> buffer_bytes;
     /// `NAME.ddp_overhead` (s): the `ddp_overhead_s` of a `profile(...)` table's file, if any.
     std::optional<double> ddp_overhead_s;
+    /// `NAME.server_update` (a distribution) and `NAME.aggregate` (s): the profile's
+    /// `server_update_s` and the mean of its `aggregate_s`, when it has them.
+    std::optional<net::Distribution> server_update;
+    std::optional<double> aggregate_s;
     /// The profile a `profile(...)` table was read from (as opened); "" for a written table.
     std::string profile_file;
     SourceRange where;

@@ -85,6 +85,7 @@ void store(TrainingSpec& spec, PropertyId id, const PropertyValue& v) {
         case PropertyId::Fusion: spec.fusion_bytes = std::get<double>(v); break;
         case PropertyId::Buffers: spec.buffer_bytes = std::get<double>(v); break;
         case PropertyId::BackwardOverhead: spec.backward_overhead_s = std::get<double>(v); break;
+        case PropertyId::Protocol: spec.protocol = static_cast<Protocol>(std::get<int>(v)); break;
         default: break;  // not a training property
     }
 }

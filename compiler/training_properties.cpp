@@ -57,6 +57,9 @@ const std::vector<TrainingProperty> kTraining{
     {P::Fusion, "fusion", K::Quantity, Dim::bytes()},
     {P::Buffers, "buffers", K::Quantity, Dim::bytes(), true},
     {P::BackwardOverhead, "backward_overhead", K::Quantity, Dim::seconds(), true},
+    {P::Protocol, "protocol", K::Keyword, Dim::none(), false,
+     {{"eager", static_cast<int>(Protocol::Eager)},
+      {"rendezvous", static_cast<int>(Protocol::Rendezvous)}}},
 };
 
 /// A quantity of `p`'s dimension within its bound (an infinite bandwidth is allowed).

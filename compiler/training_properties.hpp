@@ -37,7 +37,7 @@ enum class PropertyId {
     Cores, Interference, Oversubscription,                                        // host
     Compute, Layers, Update, Speed, Bandwidth, Latency, Batch, Host,              // worker
     Sync, Granularity, ModelBytes, Bucket, FirstBucket, Sharing, ShareRatio, Overlap,  // training
-    MessageOverhead, CommCpu, Fusion, Buffers, BackwardOverhead,
+    MessageOverhead, CommCpu, Fusion, Buffers, BackwardOverhead, Protocol,
 };
 
 /// The kind of value a property takes, and how it is evaluated (evaluate_property()).
@@ -59,7 +59,7 @@ struct TrainingProperty {
     ValueKind kind;
     Dim dim = Dim::none();      // Quantity
     bool allow_zero = false;    // Quantity: >= 0 instead of > 0
-    /// Keyword: the accepted names and the enum value (Granularity, SharingKind) each stands for.
+    /// Keyword: the accepted names and the enum value (Granularity, SharingKind, Protocol) each stands for.
     std::vector<std::pair<std::string, int>> keywords = {};
 };
 

@@ -229,6 +229,8 @@ void read_header(const json& j, Reader& r, Profile& p) {
     if (auto* s = r.typed(j, "", "timed_steps", "integer", false)) p.steps = s->get<int>();
     p.buffer_bytes = r.nonneg(j, "", "buffer_bytes", false);
     p.ddp_overhead_s = r.nonneg(j, "", "ddp_overhead_s", false);
+    p.server_update = r.time(j, "", "server_update_s", false);
+    p.aggregate = r.time(j, "", "aggregate_s", false);
 }
 
 // One entry of `/layers` (at `path`, index `i` of `count`); records its name in `by_name`.
@@ -794,6 +796,14 @@ std::string to_sgdnet(const Profile& p, const std::string& name) {
     if (p.ddp_overhead_s) {
         o << "let " << name << "_ddp_overhead = " << format_time(*p.ddp_overhead_s)
           << ";  // DDP's own work per step, for the training property `backward_overhead`\n";
+    }
+    if (p.server_update) {
+        o << "let " << name << "_server_update = " << format_dist(*p.server_update)
+          << ";  // a parameter server's work per flat gradient: copy in, step, copy out\n";
+    }
+    if (p.aggregate) {
+        o << "let " << name << "_aggregate = " << format_time(p.aggregate->mean_s)
+          << ";  // adding one flat gradient into a sum (a ps_sync server, per worker)\n";
     }
     return o.str();
 }

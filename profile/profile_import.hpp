@@ -122,6 +122,13 @@ struct Profile {
     /// Format 1 `ddp_overhead_s`, when recorded: the time DDP adds to one process's step at
     /// world 1 (autograd hooks, copies into the buckets and back), seconds.
     std::optional<double> ddp_overhead_s;
+    /// Format 1 `server_update_s`, when recorded: a parameter server's work on one gradient
+    /// that arrives and leaves as one flat tensor (copied into the model, the optimizer step,
+    /// the parameters copied out); `NAME.server_update`.
+    std::optional<ProfiledTime> server_update;
+    /// Format 1 `aggregate_s`, when recorded: adding one flat gradient into a sum, as a
+    /// `ps_sync` server does with each worker's; `NAME.aggregate` (its mean).
+    std::optional<ProfiledTime> aggregate;
 };
 
 /// Parses a profile held in `text` (either format, detected from its shape), registered in

@@ -292,11 +292,15 @@ std::vector<Arc> Builder::message(const MessageSpec& m) {
                                      {Arc{received, 1}}));
         tx.deliver = {Arc{transferred, 1}};
     }
-    if (!(costs_.overhead_s > 0)) return transmission(tx, fork, ".queued");
-    // The overhead is paid first, holding the start inputs; its end starts the transmission.
+    if (!(costs_.overhead_s > 0)) {
+        append(tx.start_inputs, m.tx_inputs);
+        return transmission(tx, fork, ".queued");
+    }
+    // The overhead is paid first, holding the start inputs; its end starts the transmission,
+    // which then takes the transmission inputs.
     const PlaceId queued = m.queue ? *m.queue : place(m.name + ".queued");
     tx.queue.reset();
-    tx.start_inputs.clear();
+    tx.start_inputs = m.tx_inputs;
     std::vector<Arc> start = transmission(tx, fork, ".overhead.done");
     std::vector<Arc> in{Arc{queued, 1}};
     append(in, m.start_inputs);

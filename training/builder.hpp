@@ -65,6 +65,9 @@ struct MessageSpec {
     /// The place whose tokens start the message (default: a new `NAME.queued`). A message sent
     /// many times per step (the ring's chunks) is given its own queue of pending sends.
     std::optional<PlaceId> queue;
+    /// Extra places the transmission must consume when it starts, after the sender's overhead:
+    /// a rendezvous's receive, posted by the receiver (docs/language.md §5.1, `protocol`).
+    std::vector<Arc> tx_inputs;
 };
 
 /// One end of a link: the NIC a node uses towards a peer.

@@ -1,5 +1,5 @@
 // The kinds of a training system (docs/language.md §5) that both the compiler and the lowering name:
-// the coordination scheme, the granularity and the sharing of a NIC direction. Header-only and
+// the coordination scheme, the granularity, the sharing of a NIC direction and the protocol. Header-only and
 // dependency-free, so that the compiler's public headers (compile.hpp, eval.hpp) and the
 // TrainingSpec use the very same enums.
 #pragma once
@@ -19,5 +19,8 @@ enum class Granularity { Fine, Coarse };
 
 /// `sharing = …` (§5.1): how the messages of one NIC direction share it.
 enum class SharingKind { Fair, Fifo };
+
+/// `protocol = …` (§5.1): whether a message's data waits for its receiver's posted receive.
+enum class Protocol { Eager, Rendezvous };
 
 }  // namespace sgdnet::training

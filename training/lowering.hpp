@@ -46,6 +46,11 @@ private:
         bool ssp = false;                       // ps_ssp
         std::vector<PlaceId> credit, finished;  // ps_ssp, per worker
         std::vector<PlaceId> cpu;               // per shard; unset when its update takes no time
+        /// protocol = rendezvous, ps_async/ps_ssp: per shard, its one posted receive
+        /// (`S.posted`), which a gradient's transmission takes and the shard gives back once it
+        /// has applied that gradient; empty otherwise.
+        std::vector<PlaceId> posted;
+        Arcs posted_arc(int s) const;  // {S.posted}, or none
     };
     /// The messages of fine parameter-server streams: fused tensor groups in gradient-ready
     /// order, each named after its first layer (ps.cpp).
@@ -86,7 +91,7 @@ private:
     void ssp_credits(PsShared& ps);
     Arcs server_apply(int s, const std::string& grad_name, const std::string& apply_name,
                       const std::string& update_name, const net::Distribution& update,
-                      PlaceId cpu, const Arcs& reply);
+                      PlaceId cpu, const Arcs& reply, const Arcs& handled);
     void ps_coarse(const PsShared& ps);
     std::vector<ArcLists> ps_coarse_pulls(const std::vector<PlaceId>& params);
     std::vector<ArcLists> ps_coarse_shards(const PsShared& ps,
@@ -96,7 +101,7 @@ private:
     PsGroups ps_fine_groups() const;
     void ps_fine(const PsShared& ps);
     ArcLists ps_stream(const std::string& prefix, int from, int to, const PsGroups& g,
-                       const ArcLists& deliver);
+                       const ArcLists& deliver, const Arcs& tx_inputs = {});
     std::vector<ArcLists> ps_fine_shard(int s, const PsShared& ps, const PsGroups& g,
                                         const std::vector<ArcLists>& pull_start);
     void ps_fine_worker(int i, const PsShared& ps, const PsGroups& g,

@@ -20,6 +20,11 @@
 // layer (overlap) or after the whole backward. The server updates each message for
 // update·bytes_m/total, one at a time (`S.cpu`).
 //
+// protocol = rendezvous (ps_async, ps_ssp): shard s posts one receive at a time, for a gradient
+// message from any worker: `S.posted` (one token) is taken by the transmission of every push to
+// s (after the sender's overhead) and given back when s has applied that message (with its
+// reply's start), or on its delivery when the update takes no time.
+//
 // Every server update is a CPU job of the server's host (Builder::cpu_job), so shards and
 // workers placed on one host share its cores; `S.cpu` still applies one update at a time.
 #include <algorithm>
@@ -62,12 +67,20 @@ void Lowering::ps() {
     if (ps.ssp) ssp_credits(ps);
     for (int s = 0; s < k_; ++s) {
         ps.cpu.push_back(is_zero(server(s).update) ? PlaceId{} : b_.place(sn(s) + ".cpu", 1));
+        if (!ps.sync && spec_.protocol == Protocol::Rendezvous) {
+            ps.posted.push_back(b_.place(sn(s) + ".posted", 1));
+        }
     }
     if (fine_) {
         ps_fine(ps);
     } else {
         ps_coarse(ps);
     }
+}
+
+Arcs Lowering::PsShared::posted_arc(int s) const {
+    if (posted.empty()) return {};
+    return {arc(posted[u(s)])};
 }
 
 /// ps_ssp bookkeeping: `W.ssp.credit` (staleness + 1 tokens) and `W.ssp.finished` per worker,
@@ -87,15 +100,16 @@ void Lowering::ssp_credits(PsShared& ps) {
 /// Shard-side handling of one gradient message in ps_async/ps_ssp: returns the arcs where
 /// the gradient is delivered. Update 0: the delivery starts the reply directly. Otherwise
 /// `APPLY` (immediate, takes the shard's cpu) then `UPDATE` (timed, gives it back, replies).
+/// `handled` is output with the reply (a rendezvous's next posted receive).
 Arcs Lowering::server_apply(int s, const std::string& grad_name, const std::string& apply_name,
                             const std::string& update_name, const net::Distribution& update,
-                            PlaceId cpu, const Arcs& reply) {
-    if (is_zero(update)) return reply;
+                            PlaceId cpu, const Arcs& reply, const Arcs& handled) {
+    if (is_zero(update)) return reply + handled;
     PlaceId grad = b_.place(grad_name);
     PlaceId applying = b_.place(grad_name + ".applying");
     b_.immediate(apply_name, {arc(grad), arc(cpu)}, {arc(applying)});
     TransitionId t = b_.cpu_job(update_name, update, server(s).host, {arc(applying)},
-                                Arcs{arc(cpu)} + reply);
+                                Arcs{arc(cpu)} + reply + handled);
     sbusy_[u(s)].push_back({t, net::mean(update)});
     return {arc(grad)};
 }
@@ -152,7 +166,7 @@ std::vector<ArcLists> Lowering::ps_coarse_shards(const PsShared& ps,
             push_deliver[u(s)].push_back(
                 server_apply(s, sn(s) + ".grad." + wn(i), sn(s) + ".apply." + wn(i),
                              sn(s) + ".update." + wn(i), sv.update, ps.cpu[u(s)],
-                             pull_start[u(s)][u(i)]));
+                             pull_start[u(s)][u(i)], ps.posted_arc(s)));
         }
     }
     return push_deliver;
@@ -171,6 +185,7 @@ void Lowering::ps_coarse_worker(int i, const PsShared& ps, PlaceId params,
         m.bytes = spec_.model_bytes / k_;
         m.mode = mode_;
         m.deliver = push_deliver[u(s)][u(i)];
+        m.tx_inputs = ps.posted_arc(s);
         pushes = pushes + b_.message(m);
     }
     Arcs in{arc(params, static_cast<uint32_t>(k_))};
@@ -237,7 +252,7 @@ void Lowering::ps_fine(const PsShared& ps) {
 /// once a transmission ends), message m delivering `deliver[m]`. Returns the start arcs per
 /// message.
 ArcLists Lowering::ps_stream(const std::string& prefix, int from, int to, const PsGroups& g,
-                             const ArcLists& deliver) {
+                             const ArcLists& deliver, const Arcs& tx_inputs) {
     const int np = static_cast<int>(g.groups.size());
     std::vector<PlaceId> turn;
     for (int m = 0; m < np; ++m) {
@@ -253,6 +268,7 @@ ArcLists Lowering::ps_stream(const std::string& prefix, int from, int to, const 
         msg.mode = mode_;
         msg.start_inputs = {arc(turn[u(m)])};
         msg.tx_done = {arc(turn[u((m + 1) % np)])};
+        msg.tx_inputs = tx_inputs;
         msg.deliver = deliver[u(m)];
         start.push_back(b_.message(msg));
     }
@@ -278,7 +294,7 @@ std::vector<ArcLists> Lowering::ps_fine_shard(int s, const PsShared& ps, const P
                 push_deliver[u(i)].push_back(server_apply(
                     s, grad, sn(s) + ".apply." + wn(i) + "." + layer,
                     sn(s) + ".update." + wn(i) + "." + layer, upd,
-                    is_zero(upd) ? PlaceId{} : cpu, pull_start[u(i)][m]));
+                    is_zero(upd) ? PlaceId{} : cpu, pull_start[u(i)][m], ps.posted_arc(s)));
             }
             continue;
         }
@@ -317,7 +333,7 @@ void Lowering::ps_fine_worker(int i, const PsShared& ps, const PsGroups& g,
     Arcs last_out;
     for (int s = 0; s < k_; ++s) {
         ArcLists push = ps_stream("push." + wn(i) + "." + sn(s), wnode_[u(i)], snode_[u(s)], g,
-                                  push_deliver[u(s)][u(i)]);
+                                  push_deliver[u(s)][u(i)], ps.posted_arc(s));
         for (std::size_t m = 0; m < g.groups.size(); ++m) {
             if (spec_.overlap) {
                 const int last = g.groups[m].layers.back();

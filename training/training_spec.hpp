@@ -76,6 +76,7 @@ struct TrainingSpec {
     double buffer_bytes = 0;  // all-reduce: bytes worker 0 sends every worker before each forward
     SharingKind sharing = SharingKind::Fair;
     double share_ratio = 1;           // fair sharing: weight ratio of successive peers (§5.1)
+    Protocol protocol = Protocol::Eager;  // rendezvous: a ps_async/ps_ssp shard takes one at a time
     bool overlap = true;              // fine: communication overlaps backward
     double overlap_fraction = 0;      // coarse heuristic, in [0, 1]
     double message_overhead_s = 0;    // per message, CPU work on the sender's host

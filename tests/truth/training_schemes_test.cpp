@@ -124,6 +124,63 @@ TEST_CASE("ps_async coarse fifo deterministic: min(N/cycle, 1/max(S/B, U))") {
     }
 }
 
+// ps_async as above with `protocol = rendezvous` (§5.1): the shard posts one receive at a time,
+// so a gradient travels only while no other is travelling to it or being applied: the shard's
+// posted receive is held for D = S/B + L + U per gradient. A worker's cycle is unchanged, and
+// the reply (S/B on the shard's up direction, one per D) never queues, so the shard is a single
+// server of det(D) with N customers whose delay elsewhere is det(C + S/B + L):
+//   throughput = min(N / (C + U + 2S/B + 2L), 1 / (S/B + L + U)).
+// A message overhead M (infinite cores) is paid by the sender before the transmission takes the
+// posted receive: it lengthens a worker's cycle by 2M (push and reply) and leaves D alone.
+TEST_CASE("ps_async coarse rendezvous deterministic: the shard holds its receive S/B + L + U") {
+    const double c = 0.040, s = 5e6, bw = 1.25e9, lw = 10e-6, ls = 10e-6;
+    struct Case { int n; double upd; double overhead; };
+    // compute-bound, shard-bound (4 ms + 1 ms), update-heavy, shard-bound with an overhead.
+    for (Case k : {Case{2, 0.001, 0}, Case{16, 0.001, 0}, Case{16, 0.006, 0},
+                   Case{16, 0.001, 0.002}}) {
+        CAPTURE(k.n);
+        CAPTURE(k.upd);
+        CAPTURE(k.overhead);
+        TrainingSpec spec = homogeneous(k.n, {net::Det{c}}, bw, lw);
+        spec.servers.push_back(ServerSpec{"ps", {net::Det{k.upd}}, bw, ls, {}});
+        spec.sync = SyncKind::PsAsync;
+        spec.model_bytes = s;
+        spec.sharing = SharingKind::Fifo;
+        spec.protocol = Protocol::Rendezvous;
+        spec.message_overhead_s = k.overhead;
+        auto e = run_sim(lower(spec));
+        const double cycle = c + k.upd + 2 * s / bw + 2 * (lw + ls) + 2 * k.overhead;
+        const double held = s / bw + lw + ls + k.upd;
+        check_exact(e["steps_per_s"], std::min(k.n / cycle, 1 / held));
+    }
+}
+
+// Fine ps_async with `protocol = rendezvous`, no latency: 8 workers with two layers (fwd 1 ms,
+// bwd 2 ms, 5 MB each: 4 ms on a 10 Gbps link), fused no further than 5 MB, so each push and
+// each reply is two messages; the shard applies each in U/2 = 1 ms. With a rendezvous the
+// shard's receive is held 4 + 1 ms per message, 10 ms per worker step, while a worker's cycle
+// alone is 6 + 2·(4 + 4) + 1 ms: 8 workers keep it busy, steps/s = 1 / 10 ms. With eager
+// transfers the shard's down direction (8 ms per step) binds instead: 1 / 8 ms.
+TEST_CASE("fine ps_async rendezvous: one message at a time through the shard's receive") {
+    const std::string text = R"(
+layers net {
+  a: fwd = det(1 ms), bwd = det(2 ms), bytes = 5 MB;
+  b: fwd = det(1 ms), bwd = det(2 ms), bytes = 5 MB;
+}
+worker w[8] { layers = net; bandwidth = 10 Gbps; }
+server ps { update = det(2 ms); bandwidth = 10 Gbps; }
+training { sync = ps_async; fusion = 5 MB; overlap = false; sharing = fifo; PROTOCOL }
+)";
+    auto with = [&](const std::string& protocol) {
+        std::string t = text;
+        t.replace(t.find("PROTOCOL"), 8, protocol);
+        return run_sim(compile_text(t));
+    };
+    check_exact(with("protocol = rendezvous;")["steps_per_s"], 1 / 0.010);
+    check_exact(with("protocol = eager;")["steps_per_s"], 1 / 0.008);
+    check_exact(with("")["steps_per_s"], 1 / 0.008);
+}
+
 // ps_sync with a free network (no bandwidth, no latency, no update) and exponential compute of
 // mean m: a step lasts the maximum of N independent exponentials, whose mean is m·H_N
 // (H_N = 1 + 1/2 + … + 1/N), so steps/s = 1 / (m·H_N). Solved by simulation (truth in the CI)

@@ -45,8 +45,8 @@ JoinResult join_midway(const std::vector<Node>& nodes, int a, int b, double byte
     auto done1 = bld.place("done1");
     auto done2 = bld.place("done2");
     auto timer = bld.place("timer");
-    MessageSpec m1{"m1", a, b, bytes1, DirMode::Fair, {}, {}, {{done1, 1}}, {}};
-    MessageSpec m2{"m2", c, d, bytes2, DirMode::Fair, {}, {}, {{done2, 1}}, {}};
+    MessageSpec m1{"m1", a, b, bytes1, DirMode::Fair, {}, {}, {{done1, 1}}, {}, {}};
+    MessageSpec m2{"m2", c, d, bytes2, DirMode::Fair, {}, {}, {{done2, 1}}, {}, {}};
     auto start1 = bld.message(m1);
     auto start2 = bld.message(m2);
     start1.push_back({timer, 1});

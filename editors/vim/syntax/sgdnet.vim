@@ -21,12 +21,12 @@ syntax keyword sgdnetBoolean     true false
 " Properties of hosts, workers, servers, the training block, layer rows and transitions.
 syntax keyword sgdnetProperty compute update bandwidth latency batch cores interference oversubscription speed
 syntax keyword sgdnetProperty sync granularity model_bytes bucket first_bucket fusion sharing
-syntax keyword sgdnetProperty share_ratio overlap buffers backward_overhead
+syntax keyword sgdnetProperty share_ratio overlap buffers backward_overhead protocol
 syntax keyword sgdnetProperty message_overhead comm_cpu fwd bwd bytes order memory priority weight
 
 " Values of keyword-valued properties.
 syntax keyword sgdnetConstant ps_sync ps_async allreduce_ring allreduce_tree gossip
-syntax keyword sgdnetConstant fine coarse fair fifo single infinite enabling age
+syntax keyword sgdnetConstant fine coarse fair fifo eager rendezvous single infinite enabling age
 
 " Distributions, functions and measure operators.
 syntax keyword sgdnetDistribution det exp uniform normal lognormal gamma erlang weibull empirical mixture

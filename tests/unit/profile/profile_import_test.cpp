@@ -617,6 +617,31 @@ TEST_CASE("ddp_overhead_s: read when recorded, a let in ms, absent otherwise, >=
                                         "got -0.001"));
 }
 
+TEST_CASE("server_update_s, aggregate_s: read when recorded, lets, absent otherwise") {
+    json j = read_json("mlp_comm_layers.json");
+    j["server_update_s"] = {{"mean", 0.0055}, {"std", 0.00011}, {"n", 30}};
+    j["aggregate_s"] = {{"mean", 0.0012}, {"std", 0.0001}, {"n", 30}};
+    Diagnostics d;
+    auto p = profile::parse_profile(j.dump(), "p.json", d);
+    REQUIRE_MESSAGE(p, d.render());
+    REQUIRE(p->server_update);
+    CHECK(p->server_update->mean_s == 0.0055);
+    REQUIRE(p->aggregate);
+    CHECK(p->aggregate->mean_s == 0.0012);
+    const std::string text = profile::to_sgdnet(*p, "m");
+    CHECK(text.find("let m_server_update = lognormal(mean = 5.5 ms, cv = 0.02);") !=
+          std::string::npos);
+    CHECK(text.find("let m_aggregate = 1.2 ms;") != std::string::npos);
+    Diagnostics d2;
+    auto old = profile::load_profile(data_path("mlp_comm_layers.json"), d2);
+    REQUIRE(old);
+    CHECK_FALSE(old->server_update);
+    CHECK_FALSE(old->aggregate);
+    CHECK(profile::to_sgdnet(*old, "m").find("m_server_update") == std::string::npos);
+    j["aggregate_s"] = {{"mean", -0.001}, {"std", 0.0}, {"n", 30}};
+    CHECK(any_contains(parse_errors(j), "p.json: /aggregate_s/mean"));
+}
+
 TEST_CASE("comm_probe: a malformed object gives diagnostics naming the JSON path") {
     json good = read_json("mlp_comm_layers.json");
     {

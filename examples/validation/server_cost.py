@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Times a parameter server's work per gradient for a workload: the profiler's `server_update_s` and `aggregate_s`, measured on their own.
+
+profile_model.py records both in every profile it writes (docs/profiles.md); profiles taken
+before it did have none, and predict.py takes this script's measurement for them instead
+(runs/server_work.jsonl). One process with one intra-op thread, as a testbed rank, runs
+profile_model.server_work: the gradient copied from one flat tensor into the model, the
+optimizer step and the parameters copied out into one flat tensor, as a parameter server that
+exchanges flat tensors does per gradient; and one flat gradient added into a sum, a
+synchronous server's work per worker.
+
+Usage (from the repository root, Debian's python3 with torch):
+  WORKLOAD_PATH=examples/validation/workloads \\
+      python3 examples/validation/server_cost.py dlrm_small:build --batch 128 --json out.jsonl
+  python3 examples/validation/server_cost.py resnet18 --batch 16 --input-shape 3,32,32
+"""
+
+import argparse
+import datetime
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "profiling"))
+
+import profile_model  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("model", help="as profile_model.py's --model")
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--input-shape", help="per-sample input shape, e.g. 3,32,32")
+    ap.add_argument("--steps", type=int, default=30)
+    ap.add_argument("--json", help="append the result as one JSON line to this file")
+    a = ap.parse_args()
+    import torch
+    profile_model.rank_threads(1)
+    torch.manual_seed(0)
+    shape = tuple(int(v) for v in a.input_shape.split(",")) if a.input_shape else None
+    model, x, y, loss_fn = profile_model.build_workload(a.model, a.batch, 10, shape)
+
+    def make_opt(params):
+        return torch.optim.SGD(params, lr=0.01, momentum=0.9)
+
+    update, aggregate = profile_model.server_work(model, make_opt, loss_fn, x, y,
+                                                  steps=a.steps)
+    print(f"{a.model}: server_update_s {update['mean'] * 1e3:.3f} ms "
+          f"(std {update['std'] * 1e3:.3f}), aggregate_s {aggregate['mean'] * 1e3:.3f} ms")
+    if a.json:
+        with open(a.json, "a") as f:
+            f.write(json.dumps({"workload": a.model, "batch": a.batch,
+                                "server_update_s": update, "aggregate_s": aggregate,
+                                "time": datetime.datetime.now().isoformat(timespec="seconds")})
+                    + "\n")
+
+
+if __name__ == "__main__":
+    main()
