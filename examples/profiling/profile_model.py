@@ -6,6 +6,8 @@ Writes, in --out-dir:
                     times per layer (mean/std/n), parameter bytes, gradient-ready order,
                     step totals, the gradient buckets PyTorch DDP really forms, and what
                     DDP adds to the step at world 1 (ddp_overhead_s).
+                    Also a parameter server's work per gradient (server_update_s,
+                    aggregate_s).
   NAME_trace.json   torch.profiler Chrome trace of a few steps with record_function ranges
                     step_K / zero_grad / forward / backward / optimizer and
                     layer_fwd:<name> around every layer's forward.
@@ -62,6 +64,11 @@ per_core_step_s: the unhooked step pinned to each CPU in turn (a check of the ma
 that run it at different speeds make every multi-rank prediction carry that spread).
 ddp_buckets: the gradient buckets DDP (gloo, world=1) uses after its first-iteration rebuild,
 for each --bucket-caps value (MB), in all-reduce order.
+server_update_s: a parameter server's work on one gradient that arrives and leaves as one flat
+tensor: the gradient copied into the model's .grad tensors, optimizer.step(), the parameters
+copied out into one flat tensor (on a copy of the model).
+aggregate_s: adding one flat gradient into a flat sum, as a synchronous server does with every
+worker's gradient.
 """
 
 
@@ -429,6 +436,39 @@ def _ddp_buckets(model, make_opt, loss_fn, x, y, layers, caps_mb):
 
 # --------------------------------------------------------------------------------------------
 
+def server_work(model, make_opt, loss_fn, x, y, warmup=5, steps=30):
+    """A parameter server's work per gradient when gradients and parameters travel as one flat
+    tensor each: returns the stats of (copy the flat gradient into the .grad tensors, optimizer
+    step, copy the parameters into a flat tensor) and of adding one flat gradient into a flat
+    sum. On a copy of the model, whose gradients come from one real backward."""
+    server = copy.deepcopy(model)
+    loss_fn(server(x), y).backward()
+    params = [p for p in server.parameters() if p.grad is not None]
+    opt = make_opt(params)
+    grad = torch.cat([p.grad.reshape(-1) for p in params])
+    flat, total = torch.empty_like(grad), torch.zeros_like(grad)
+    update, aggregate = [], []
+    now = time.perf_counter
+    for s in range(warmup + steps):
+        t0 = now()
+        off = 0
+        for p in params:
+            p.grad.copy_(grad[off:off + p.numel()].view_as(p))
+            off += p.numel()
+        opt.step()
+        off = 0
+        for p in params:
+            flat[off:off + p.numel()].copy_(p.detach().reshape(-1))
+            off += p.numel()
+        t1 = now()
+        total.add_(grad)
+        t2 = now()
+        if s >= warmup:
+            update.append(t1 - t0)
+            aggregate.append(t2 - t1)
+    return stats(update), stats(aggregate)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -479,6 +519,7 @@ def main():
         model, opt, loss_fn, x, y, layers, a.warmup, a.steps)
     plain = unhooked(model, opt, loss_fn, x, y, a.warmup, a.steps)
     cores = per_core(model, opt, loss_fn, x, y)
+    server_update, aggregate = server_work(model, make_opt, loss_fn, x, y)
     warn_unsteady(statistics.fmean(rec["step"]), statistics.fmean(plain), cores)
 
     os.makedirs(a.out_dir, exist_ok=True)
@@ -514,6 +555,7 @@ def main():
         "num_layers": len(out_layers), "layers": out_layers,
         "totals": {f"{k}_s": stats(v) for k, v in rec.items()},
         "unhooked_step_s": stats(plain), "per_core_step_s": cores, "chrome_trace": trace_name,
+        "server_update_s": server_update, "aggregate_s": aggregate,
         "env": {"torch": torch.__version__, "python": platform.python_version(),
                 "nproc": os.cpu_count(),
                 "date": datetime.datetime.now().isoformat(timespec="seconds")},
