@@ -16,17 +16,21 @@ Where every number comes from (nothing is taken from the runs being predicted):
   cores, per byte at each end (`comm_beside_compute.py --netns`, runs/link_comm_cpu.jsonl, or
   the file of the profile set's own sitting in LINK_COMM_CPU: the median over its rounds, per
   workload), a check of the link like the one below; the profile's value where a workload has
-  none, and for profile sets mapped to None there (profiles/session6/ to session9/, taken
+  none, and for profile sets mapped to None there (profiles/session6/ to session10/, taken
   with `profile_model.py --comm-shape`: the profiler alone);
 - a host's `interference`: the profile's side-by-side probe, where the profile has one
-  (profiles/session7/ to session9/);
+  (profiles/session7/ to session10/);
 - a host's `oversubscription`: the profile's crowded probe, where the profile has one
-  (profiles/session8/ and session9/), else the same probe run on its own on this machine
+  (profiles/session8/ to session10/), else the same probe run on its own on this machine
   (`colocation.py --crowded`, runs/oversubscription.jsonl), recomputed beside the
   interference the model applies;
 - DDP's `backward_overhead`: the profile's `ddp_overhead_s` (DDP at world 1 against the plain
-  step), where the profile has one (profiles/session8/ and session9/), else the same
+  step), where the profile has one (profiles/session8/ to session10/), else the same
   measurement on its own on this machine (`ddp_cost.py`, runs/ddp_overhead.jsonl);
+- the PS server's `update`: a parameter server's work per flat gradient (copy in, optimizer
+  step, copy out; PS sync adds about N + 2 passes of summing), the profile's `server_update_s`
+  and `aggregate_s` where it has them (profiles/session10/), else the same measurement on its
+  own on this machine (`server_cost.py`, runs/server_work.jsonl);
 - link rate: the nominal rate times the efficiency that one TCP stream reached on that link in
   the `link_check` line of the same measurement file (a test of the link, not of training);
 - PS sync `share_ratio`: from how one rank's messages to the others, sent at once, arrived in
@@ -35,9 +39,12 @@ Where every number comes from (nothing is taken from the runs being predicted):
   server and applies the optimizer; PS messages are one flat tensor sent after the whole
   backward (so `overlap = false` and one message group); the PS async server receives from any
   worker, one gradient at a time (a blocking receive from any source), so its messages are
-  served one at a time (`sharing = fifo`).
-The "plain" column is the same fine model without hosts, message overhead and CPU cost of
-communication: what the model predicted before those terms existed.
+  served one at a time (`sharing = fifo`); gloo's send and receive are a rendezvous (the data
+  moves once the receiver has posted its receive), so the PS async server's next gradient
+  travels only after it has applied the last (`protocol = rendezvous`).
+The "plain" column is the same fine model without hosts, message overhead, CPU cost of
+communication, the server's copies and the rendezvous: what the model predicted before those
+terms existed.
 
 Usage (from the repository root, after building):
   python3 examples/validation/predict.py [--sgdnet build/cli/sgdnet] [--jobs 2]
@@ -65,16 +72,18 @@ SESSIONS = {"session1.jsonl": "profiles", "session2.jsonl": "profiles",
             "session3.jsonl": "profiles/session3", "session4.jsonl": "profiles/session4",
             "session5.jsonl": "profiles/session5", "session6.jsonl": "profiles/session6",
             "session7.jsonl": "profiles/session7", "session8.jsonl": "profiles/session8",
-            "session9.jsonl": "profiles/session9"}
+            "session9.jsonl": "profiles/session9", "session10.jsonl": "profiles/session10"}
 # The link's comm_cpu measured in the sitting of a profile set; the other sets use the file
 # measured after sessions 1-4. None: the profiles' own comm_cpu (taken with --comm-shape).
 LINK_COMM_CPU = {"profiles/session5": "session5_link_comm_cpu.jsonl", "profiles/session6": None,
                  "profiles/session7": None, "profiles/session8": None,
-                 "profiles/session9": None}
+                 "profiles/session9": None, "profiles/session10": None}
 # The one-node oversubscription probe (colocation.py --crowded) for profile sets without one.
 OVERSUBSCRIPTION = "oversubscription.jsonl"
 # The one-node measurement of DDP's own cost (ddp_cost.py) for profile sets without one.
 DDP_OVERHEAD = "ddp_overhead.jsonl"
+# The one-node measurement of a parameter server's work (server_cost.py), likewise.
+SERVER_WORK = "server_work.jsonl"
 WORKLOADS = {"mlp": "mlp", "resnet18": "resnet18", "mobilenet_v2": "mobilenet_v2",
              "tiny_transformer:build": "tiny_transformer", "gru_lm:build": "gru_lm",
              "shufflenet:build": "shufflenet", "dlrm_small:build": "dlrm_small"}
@@ -181,6 +190,47 @@ def ddp_cost(table, wl):
     return None, ""
 
 
+@functools.lru_cache(maxsize=None)
+def server_works():
+    """Per workload, the median over the lines of runs/SERVER_WORK (server_cost.py, one line
+    per pass) of the mean and of the std of `server_update_s`, and of the mean of
+    `aggregate_s`."""
+    out = {}
+    path = os.path.join(HERE, "runs", SERVER_WORK)
+    for line in open(path) if os.path.exists(path) else []:
+        r = json.loads(line)
+        out.setdefault(WORKLOADS[r["workload"]], []).append(r)
+    return {wl: {"mean": statistics.median(r["server_update_s"]["mean"] for r in rs),
+                 "std": statistics.median(r["server_update_s"]["std"] for r in rs),
+                 "aggregate": statistics.median(r["aggregate_s"]["mean"] for r in rs)}
+            for wl, rs in out.items()}
+
+
+def server_update(table, wl, mode):
+    """The PS server's `update` (an expression) and the let lines it needs. The testbed's
+    server receives and sends flat tensors: per gradient it copies the gradient into the
+    model, steps, copies the parameters out (the profile's `server_update_s`, else the
+    one-node measurement of runs/SERVER_WORK); PS sync first zeroes a sum, adds the N
+    gradients and divides it, about N + 2 passes of `aggregate_s`. Without either, the
+    profile's optimizer step."""
+    lets = ""
+    if f"let {wl}_server_update" in table:
+        work, agg = f"{wl}_server_update", f"{wl}_aggregate"
+    elif wl in server_works():
+        w = server_works()[wl]
+        work, agg = f"{wl}_server_work", f"{wl}_sum_one"
+        lets = (f"// A parameter server's work per flat gradient (server_cost.py on one node,\n"
+                f"// runs/{SERVER_WORK}).\n"
+                f"let {work} = lognormal(mean = {w['mean'] * 1e3:.4g} ms, "
+                f"cv = {w['std'] / w['mean']:.3g});\n"
+                f"let {agg} = {w['aggregate'] * 1e3:.4g} ms;\n")
+    else:
+        return f"{wl}_update", ""
+    if mode == "ps-sync":
+        return f"{work} + (N + 2) * {agg}", lets
+    return work, lets
+
+
 def host_terms(table, wl):
     """The host terms of a model beside `cores`: `interference` where the profile measured it,
     `oversubscription` from the profile's own crowded probe or else from the one-node probe of
@@ -238,7 +288,10 @@ def model_text(table, wl, mode, gran, plain, link, comm_from=None, ps_sync_shari
         lines.append("worker w[N] {\n" + f"  layers = {wl};\n" + compute +
                      f"  update = {wl}_update;\n  bandwidth = bw * eff;\n" + host_line + "}")
     else:
-        lines.append("server ps {\n" + f"  update = {wl}_update;   // rank 0 applies the optimizer\n"
+        update, server_lets = server_update(table, wl, mode) if hosted else (f"{wl}_update", "")
+        if server_lets:
+            lines.append(server_lets)
+        lines.append("server ps {\n" + f"  update = {update};   // rank 0 applies the gradients\n"
                      "  bandwidth = bw * eff;\n" + host_line + "}")
         lines.append("worker w[N] {\n" + f"  layers = {wl};\n" + compute +
                      "  bandwidth = bw * eff;\n" + host_line + "}")
@@ -259,6 +312,8 @@ def model_text(table, wl, mode, gran, plain, link, comm_from=None, ps_sync_shari
     if hosted:
         cpu = "link_comm_cpu" if link_cpu is not None else f"{wl}_comm_cpu"
         t += [f"  message_overhead = {wl}_message_overhead;", f"  comm_cpu = {cpu};"]
+        if mode != "ddp":
+            t.append("  protocol = rendezvous;  // gloo's send/recv: data moves once received")
         if mode == "ddp":
             t.append(f"  buffers = {wl}_buffers;  // broadcast from rank 0 before each forward")
             if ddp_own:
