@@ -131,6 +131,32 @@ def build_workload(spec, batch, classes, input_shape):
 # --------------------------------------------------------------------------------------------
 # Helpers
 
+def add_workload_args(ap, shape_example="3,32,32"):
+    """The workload arguments of the scripts that run one rank's step: MODEL, --batch and
+    --input-shape, as profile_model.py reads them."""
+    ap.add_argument("model", help="as profile_model.py's --model")
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--input-shape", help=f"per-sample input shape, e.g. {shape_example}")
+
+
+def input_shape(text):
+    """--input-shape "3,32,32" as a tuple; None when not given."""
+    return tuple(int(v) for v in text.split(",")) if text else None
+
+
+def one_rank_workload(a):
+    """The workload of add_workload_args' arguments as one testbed rank runs it (one intra-op
+    thread, seed 0, 10 classes), and a maker of its optimizer (SGD, lr 0.01, momentum 0.9):
+    (model, x, y, loss_fn, make_opt)."""
+    rank_threads(1)
+    torch.manual_seed(0)
+    model, x, y, loss_fn = build_workload(a.model, a.batch, 10, input_shape(a.input_shape))
+
+    def make_opt(params):
+        return torch.optim.SGD(params, lr=0.01, momentum=0.9)
+    return model, x, y, loss_fn, make_opt
+
+
 def stats(xs):
     xs = list(xs)
     return {"mean": statistics.fmean(xs), "std": statistics.stdev(xs) if len(xs) > 1 else 0.0,
@@ -506,8 +532,8 @@ def main():
 
     torch.manual_seed(0)
     rank_threads(a.threads)
-    shape = tuple(int(v) for v in a.input_shape.split(",")) if a.input_shape else None
-    model, x, y, loss_fn = build_workload(a.model, a.batch, a.classes, shape)
+    model, x, y, loss_fn = build_workload(a.model, a.batch, a.classes,
+                                          input_shape(a.input_shape))
     name = a.name or default_name(a.model)
 
     def make_opt(params):

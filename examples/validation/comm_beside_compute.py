@@ -33,13 +33,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "profiling"))
 
 import comm_probe  # noqa: E402
+import profile_model  # noqa: E402
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("model", help="as profile_model.py's --model")
-    ap.add_argument("--batch", type=int, default=32)
-    ap.add_argument("--input-shape", help="per-sample input shape, e.g. 3,64,64")
+    profile_model.add_workload_args(ap, "3,64,64")
     ap.add_argument("--bytes", type=int, default=1 << 20, help="all-reduce size S")
     ap.add_argument("--every", type=float, default=0.01, help="seconds between all-reduces")
     ap.add_argument("--window", type=float, default=2.0, help="seconds per window")
@@ -54,7 +53,7 @@ def main():
                          "at RATE (e.g. 1gbit; root) instead of over loopback or --netns")
     ap.add_argument("--json", help="append the result as one JSON line to this file")
     a = ap.parse_args()
-    shape = tuple(int(v) for v in a.input_shape.split(",")) if a.input_shape else None
+    shape = profile_model.input_shape(a.input_shape)
 
     def report(k, quiet, beside, n, lost, own):
         print(f"round {k}: step {quiet * 1e3:.1f} ms quiet, {beside * 1e3:.1f} ms beside "

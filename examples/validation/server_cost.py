@@ -29,21 +29,11 @@ import profile_model  # noqa: E402
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("model", help="as profile_model.py's --model")
-    ap.add_argument("--batch", type=int, default=32)
-    ap.add_argument("--input-shape", help="per-sample input shape, e.g. 3,32,32")
+    profile_model.add_workload_args(ap)
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--json", help="append the result as one JSON line to this file")
     a = ap.parse_args()
-    import torch
-    profile_model.rank_threads(1)
-    torch.manual_seed(0)
-    shape = tuple(int(v) for v in a.input_shape.split(",")) if a.input_shape else None
-    model, x, y, loss_fn = profile_model.build_workload(a.model, a.batch, 10, shape)
-
-    def make_opt(params):
-        return torch.optim.SGD(params, lr=0.01, momentum=0.9)
-
+    model, x, y, loss_fn, make_opt = profile_model.one_rank_workload(a)
     update, aggregate = profile_model.server_work(model, make_opt, loss_fn, x, y,
                                                   steps=a.steps)
     print(f"{a.model}: server_update_s {update['mean'] * 1e3:.3f} ms "

@@ -81,16 +81,23 @@ inline compiler::TrainingSpec homogeneous(int n, net::Distribution compute, doub
     return s;
 }
 
-/// Coarse ps_sync: `n` workers computing det(c) behind NICs of bw and latency lw, one server
-/// `ps` applying det(upd) behind a NIC of bw and latency ls, messages of s bytes.
-inline compiler::TrainingSpec ps_sync_coarse(int n, double c, double upd, double s, double bw,
-                                             double lw, double ls, compiler::SharingKind sharing) {
+/// Coarse parameter server `sync`: `n` workers computing det(c) behind NICs of bw and latency
+/// lw, one server `ps` applying det(upd) behind a NIC of bw and latency ls, messages of s bytes.
+inline compiler::TrainingSpec ps_coarse(compiler::SyncKind sync, int n, double c, double upd,
+                                        double s, double bw, double lw, double ls,
+                                        compiler::SharingKind sharing) {
     compiler::TrainingSpec spec = homogeneous(n, {net::Det{c}}, bw, lw);
     spec.servers.push_back(compiler::ServerSpec{"ps", {net::Det{upd}}, bw, ls, {}});
-    spec.sync = compiler::SyncKind::PsSync;
+    spec.sync = sync;
     spec.model_bytes = s;
     spec.sharing = sharing;
     return spec;
+}
+
+/// Coarse ps_sync, as ps_coarse.
+inline compiler::TrainingSpec ps_sync_coarse(int n, double c, double upd, double s, double bw,
+                                             double lw, double ls, compiler::SharingKind sharing) {
+    return ps_coarse(compiler::SyncKind::PsSync, n, c, upd, s, bw, lw, ls, sharing);
 }
 
 /// A fine ring of `n` workers with `layers` identical layers (forward f, backward b, `bytes`

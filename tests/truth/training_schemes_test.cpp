@@ -112,11 +112,8 @@ TEST_CASE("ps_async coarse fifo deterministic: min(N/cycle, 1/max(S/B, U))") {
     for (Case k : {Case{2, 0.001}, Case{16, 0.001}, Case{16, 0.006}}) {
         CAPTURE(k.n);
         CAPTURE(k.upd);
-        TrainingSpec spec = homogeneous(k.n, {net::Det{c}}, bw, lw);
-        spec.servers.push_back(ServerSpec{"ps", {net::Det{k.upd}}, bw, ls, {}});
-        spec.sync = SyncKind::PsAsync;
-        spec.model_bytes = s;
-        spec.sharing = SharingKind::Fifo;
+        TrainingSpec spec =
+            ps_coarse(SyncKind::PsAsync, k.n, c, k.upd, s, bw, lw, ls, SharingKind::Fifo);
         auto e = run_sim(lower(spec));
         const double cycle = c + k.upd + 2 * s / bw + 2 * (lw + ls);
         const double truth = std::min(k.n / cycle, 1 / std::max(s / bw, k.upd));
@@ -141,11 +138,8 @@ TEST_CASE("ps_async coarse rendezvous deterministic: the shard holds its receive
         CAPTURE(k.n);
         CAPTURE(k.upd);
         CAPTURE(k.overhead);
-        TrainingSpec spec = homogeneous(k.n, {net::Det{c}}, bw, lw);
-        spec.servers.push_back(ServerSpec{"ps", {net::Det{k.upd}}, bw, ls, {}});
-        spec.sync = SyncKind::PsAsync;
-        spec.model_bytes = s;
-        spec.sharing = SharingKind::Fifo;
+        TrainingSpec spec =
+            ps_coarse(SyncKind::PsAsync, k.n, c, k.upd, s, bw, lw, ls, SharingKind::Fifo);
         spec.protocol = Protocol::Rendezvous;
         spec.message_overhead_s = k.overhead;
         auto e = run_sim(lower(spec));
