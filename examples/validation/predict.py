@@ -86,7 +86,8 @@ DDP_OVERHEAD = "ddp_overhead.jsonl"
 SERVER_WORK = "server_work.jsonl"
 WORKLOADS = {"mlp": "mlp", "resnet18": "resnet18", "mobilenet_v2": "mobilenet_v2",
              "tiny_transformer:build": "tiny_transformer", "gru_lm:build": "gru_lm",
-             "shufflenet:build": "shufflenet", "dlrm_small:build": "dlrm_small"}
+             "shufflenet:build": "shufflenet", "dlrm_small:build": "dlrm_small",
+             "vit_tiny:build": "vit_tiny"}
 MODES = {"ddp": "allreduce_ring", "ps-sync": "ps_sync", "ps-async": "ps_async"}
 
 HEADER = """\

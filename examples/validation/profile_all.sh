@@ -7,7 +7,7 @@
 # taken in the sitting of runs/session3.jsonl. Options after it go to every profile_model.py
 # run, e.g. --comm-shape (profiles/comm_shape). ONLY="NAME …" (environment) profiles those
 # workloads alone, e.g. ONLY="gru_lm shufflenet mlp tiny_transformer" for profiles/session7.
-# The ones of sessions 1-7 predate dlrm_small; the others are what each session's configs name.
+# The ones of sessions 1-7 predate dlrm_small, those of 1-10 vit_tiny; the others are what each session's configs name.
 # Run it on an otherwise idle machine, with Debian's python3-torch and python3-torchvision
 # (`./sgdnet.sh validation-deps` installs them). One intra-op thread, as each measured rank had.
 set -euo pipefail
@@ -32,3 +32,4 @@ profile tiny_transformer tiny_transformer:build --batch 4
 profile gru_lm gru_lm:build --batch 8
 profile shufflenet shufflenet:build --batch 16
 profile dlrm_small dlrm_small:build --batch 128
+profile vit_tiny vit_tiny:build --batch 16
