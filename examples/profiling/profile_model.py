@@ -532,8 +532,8 @@ def main():
 
     torch.manual_seed(0)
     rank_threads(a.threads)
-    model, x, y, loss_fn = build_workload(a.model, a.batch, a.classes,
-                                          input_shape(a.input_shape))
+    shape = input_shape(a.input_shape)
+    model, x, y, loss_fn = build_workload(a.model, a.batch, a.classes, shape)
     name = a.name or default_name(a.model)
 
     def make_opt(params):

@@ -270,7 +270,7 @@ def model_text(table, wl, mode, gran, plain, link, comm_from=None, ps_sync_shari
         path = probe.get("beside_busy_cores", {}).get("transport", "loopback, idle cores")
         source = (f"// Compute that communication takes from busy cores, per byte at each end, as\n"
                   f"// the profile {comm_from}/{wl}_layers.json measured it ({path}).\n")
-    host_line = f"  host = h;\n" if hosted else ""
+    host_line = "  host = h;\n" if hosted else ""
     lines = [f"// {wl}, {mode}, {gran}-grained{' (no host terms)' if plain else ''}: "
              f"written by examples/validation/predict.py.",
              f"model {wl}_{mode.replace('-', '_')}_{gran}{'_plain' if plain else ''};",
