@@ -59,7 +59,8 @@ struct TrainingProperty {
     ValueKind kind;
     Dim dim = Dim::none();      // Quantity
     bool allow_zero = false;    // Quantity: >= 0 instead of > 0
-    /// Keyword: the accepted names and the enum value (Granularity, SharingKind, Protocol) each stands for.
+    /// Keyword: the accepted names and the enum value (Granularity, SharingKind, Protocol) each
+    /// stands for.
     std::vector<std::pair<std::string, int>> keywords = {};
 };
 

@@ -1,7 +1,7 @@
-// The kinds of a training system (docs/language.md §5) that both the compiler and the lowering name:
-// the coordination scheme, the granularity, the sharing of a NIC direction and the protocol. Header-only and
-// dependency-free, so that the compiler's public headers (compile.hpp, eval.hpp) and the
-// TrainingSpec use the very same enums.
+// The kinds of a training system (docs/language.md §5) that both the compiler and the lowering
+// name: the coordination scheme, the granularity, the sharing of a NIC direction and the
+// protocol. Header-only and dependency-free, so that the compiler's public headers (compile.hpp,
+// eval.hpp) and the TrainingSpec use the very same enums.
 #pragma once
 
 namespace sgdnet::training {
