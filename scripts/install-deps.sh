@@ -16,6 +16,7 @@ PACKAGES=(
     graphviz gnuplot-nox
     universal-ctags
     pybind11-dev python3-pybind11 python3-dev python3-pytest python3-pandas python3-matplotlib
+    pyflakes3
     libopenmpi-dev openmpi-bin
     clang libclang-rt-14-dev
 )
