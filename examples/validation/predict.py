@@ -153,18 +153,27 @@ def link_comm_cpu(fname):
     return {wl: statistics.median(v) for wl, v in rounds.items()}
 
 
+def lines_by_workload(fname):
+    """The JSON lines of runs/FNAME (none when it does not exist), per workload name."""
+    out = {}
+    path = os.path.join(HERE, "runs", fname)
+    for line in open(path) if os.path.exists(path) else []:
+        r = json.loads(line)
+        out.setdefault(WORKLOADS[r["workload"]], []).append(r)
+    return out
+
+
 @functools.lru_cache(maxsize=None)
 def crowded_rounds():
     """Per workload, the rounds of comm_probe.crowded in runs/OVERSUBSCRIPTION (every pass
     together), as the probe returns them."""
     out = {}
-    path = os.path.join(HERE, "runs", OVERSUBSCRIPTION)
-    for line in open(path) if os.path.exists(path) else []:
-        r = json.loads(line)
-        c = out.setdefault(WORKLOADS[r["workload"]], {"slots": r["slots"], "copies": {}})
-        for k, v in r["copies"].items():
-            c["copies"].setdefault(k, {"rounds_x_alone": []})["rounds_x_alone"] += \
-                v["rounds_x_alone"]
+    for wl, rs in lines_by_workload(OVERSUBSCRIPTION).items():
+        c = out[wl] = {"slots": rs[0]["slots"], "copies": {}}
+        for r in rs:
+            for k, v in r["copies"].items():
+                c["copies"].setdefault(k, {"rounds_x_alone": []})["rounds_x_alone"] += \
+                    v["rounds_x_alone"]
     return out
 
 
@@ -172,12 +181,8 @@ def crowded_rounds():
 def ddp_costs():
     """Per workload, the median over the lines of runs/DDP_OVERHEAD of their `ddp_overhead_s`
     (ddp_cost.py, one line per pass)."""
-    out = {}
-    path = os.path.join(HERE, "runs", DDP_OVERHEAD)
-    for line in open(path) if os.path.exists(path) else []:
-        r = json.loads(line)
-        out.setdefault(WORKLOADS[r["workload"]], []).append(r["ddp_overhead_s"])
-    return {wl: statistics.median(v) for wl, v in out.items()}
+    return {wl: statistics.median(r["ddp_overhead_s"] for r in rs)
+            for wl, rs in lines_by_workload(DDP_OVERHEAD).items()}
 
 
 def ddp_cost(table, wl):
@@ -198,15 +203,10 @@ def server_works():
     """Per workload, the median over the lines of runs/SERVER_WORK (server_cost.py, one line
     per pass) of the mean and of the std of `server_update_s`, and of the mean of
     `aggregate_s`."""
-    out = {}
-    path = os.path.join(HERE, "runs", SERVER_WORK)
-    for line in open(path) if os.path.exists(path) else []:
-        r = json.loads(line)
-        out.setdefault(WORKLOADS[r["workload"]], []).append(r)
     return {wl: {"mean": statistics.median(r["server_update_s"]["mean"] for r in rs),
                  "std": statistics.median(r["server_update_s"]["std"] for r in rs),
                  "aggregate": statistics.median(r["aggregate_s"]["mean"] for r in rs)}
-            for wl, rs in out.items()}
+            for wl, rs in lines_by_workload(SERVER_WORK).items()}
 
 
 def server_update(table, wl, mode):
