@@ -222,20 +222,24 @@ def shaped_link(rate, names=("sgdnet-probe0", "sgdnet-probe1"), subnet="10.213.0
 
 
 def beside_busy_cores(workload, threads=1, size=1 << 20, every=0.01, window=2.0, rounds=4,
-                      netns=None, addr="127.0.0.1", port=29671, report=None, shape=None):
+                      netns=None, addr="127.0.0.1", port=29671, report=None, shape=None,
+                      copies=None):
     """The compute lost per byte at each end of the messages of a paced all-reduce stream, on
     a machine whose cores are all busy with copies of the step (see the module's text).
     `workload` = (spec, batch, classes, input shape) as profile_model.build_workload takes
     them; `report(round, quiet_step, step_beside, all_reduces, lost, own_cpu)` sees each round.
     The two ranks talk over loopback, or in the namespaces `netns` (rank 0 at `addr`), or, with
-    `shape` (a tc rate), through a link that shaped_link emulates for the measurement."""
+    `shape` (a tc rate), through a link that shaped_link emulates for the measurement.
+    `copies`: how many copies of the step (default one per `threads` CPUs); with more, the cores
+    are crowded, and the compute lost is still counted over the slots, one per `threads` CPUs."""
     if shape:
         with shaped_link(shape) as (names, rank0):
             r = beside_busy_cores(workload, threads, size, every, window, rounds, names, rank0,
-                                  port, report)
+                                  port, report, copies=copies)
         r["transport"] = f"veth pair shaped by tc tbf at {shape} (shaped_link)"
         return r
-    copies = max(1, len(os.sched_getaffinity(0)) // threads)
+    slots = max(1, len(os.sched_getaffinity(0)) // threads)
+    copies = copies or slots
     ctx = mp.get_context("spawn")
     queues = [(ctx.Queue(), ctx.Queue()) for _ in range(copies)]
     procs = [ctx.Process(target=_copy_main, args=(workload, threads, w, r)) for w, r in queues]
@@ -259,7 +263,8 @@ def beside_busy_cores(workload, threads=1, size=1 << 20, every=0.01, window=2.0,
             if stream:
                 counts = [tuple(map(float, r.stdout.readline().split())) for r in ranks]
         n = counts[0][0]
-        lost.append(copies * window * (1 - step[False] / step[True]) / n / byte_ends)
+        busy = min(copies, slots) * window
+        lost.append(busy * (1 - step[False] / step[True]) / n / byte_ends)
         own.append(sum(c for _, c in counts) / n / byte_ends)
         if report:
             report(k, step[False], step[True], n, lost[-1], own[-1])

@@ -21,6 +21,9 @@ Usage (from the repository root, Debian's python3 with torch):
       --addr 10.77.0.1
   # through a link of its own, emulated like the testbed's (root):
   python3 examples/validation/comm_beside_compute.py mlp --batch 32 --shape 1gbit
+  # five copies of the step on the two cores (crowded), as five ranks of the testbed are:
+  python3 examples/validation/comm_beside_compute.py shufflenet:build --batch 16 --copies 5 \\
+      --shape 750mbit --bytes 1408168 --every 0.025
 """
 
 import argparse
@@ -51,6 +54,8 @@ def main():
     ap.add_argument("--shape", metavar="RATE",
                     help="run the two ranks through a link that comm_probe.shaped_link emulates "
                          "at RATE (e.g. 1gbit; root) instead of over loopback or --netns")
+    ap.add_argument("--copies", type=int,
+                    help="copies of the step (default one per core; more crowd the cores)")
     ap.add_argument("--json", help="append the result as one JSON line to this file")
     a = ap.parse_args()
     shape = profile_model.input_shape(a.input_shape)
@@ -63,7 +68,7 @@ def main():
     r = comm_probe.beside_busy_cores((a.model, a.batch, 10, shape), 1, a.bytes, a.every,
                                      a.window, a.rounds,
                                      a.netns.split(",") if a.netns else None, a.addr, a.port,
-                                     report, shape=a.shape)
+                                     report, shape=a.shape, copies=a.copies)
     rounds = r["rounds_lost_s_per_byte_end"]
     print(f"{a.model}, {r['copies']} copies, {a.bytes} B every {a.every:g} s, {r['transport']}: "
           f"median lost {r['lost_s_per_byte_end'] * 1e9:.3f} ns per byte-end (rounds "
