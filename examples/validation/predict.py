@@ -31,6 +31,9 @@ Where every number comes from (nothing is taken from the runs being predicted):
   step, copy out; PS sync adds about N + 2 passes of summing), the profile's `server_update_s`
   and `aggregate_s` where it has them (profiles/session10/), else the same measurement on its
   own on this machine (`server_cost.py`, runs/server_work.jsonl);
+- the PS worker's `backward_overhead`: its copies of the flat parameters into the model and of
+  the gradients into a flat tensor, the same two copies as the server's, so the server's work
+  per gradient above less the profile's optimizer step;
 - link rate: the nominal rate times the efficiency that one TCP stream reached on that link in
   the `link_check` line of the same measurement file (a test of the link, not of training);
 - PS sync `share_ratio`: from how one rank's messages to the others, sent at once, arrived in
@@ -73,13 +76,13 @@ SESSIONS = {"session1.jsonl": "profiles", "session2.jsonl": "profiles",
             "session5.jsonl": "profiles/session5", "session6.jsonl": "profiles/session6",
             "session7.jsonl": "profiles/session7", "session8.jsonl": "profiles/session8",
             "session9.jsonl": "profiles/session9", "session10.jsonl": "profiles/session10",
-            "session11.jsonl": "profiles/session11"}
+            "session11.jsonl": "profiles/session11", "session12.jsonl": "profiles/session12"}
 # The link's comm_cpu measured in the sitting of a profile set; the other sets use the file
 # measured after sessions 1-4. None: the profiles' own comm_cpu (taken with --comm-shape).
 LINK_COMM_CPU = {"profiles/session5": "session5_link_comm_cpu.jsonl", "profiles/session6": None,
                  "profiles/session7": None, "profiles/session8": None,
                  "profiles/session9": None, "profiles/session10": None,
-                 "profiles/session11": None}
+                 "profiles/session11": None, "profiles/session12": None}
 # The one-node oversubscription probe (colocation.py --crowded) for profile sets without one.
 OVERSUBSCRIPTION = "oversubscription.jsonl"
 # The one-node measurement of DDP's own cost (ddp_cost.py) for profile sets without one.
@@ -234,6 +237,25 @@ def server_update(table, wl, mode):
     return work, lets
 
 
+def worker_copies(profile, wl):
+    """The PS worker's own work per step, as an expression for `backward_overhead`, and the let
+    line it needs. The testbed's worker copies the flat parameters it receives into the model
+    and the gradients into a flat tensor to send: the same two copies as the server's, whose
+    work per gradient (`server_update_s`, else runs/SERVER_WORK) less the optimizer step of
+    the profile (`optimizer_s`) measures them. None without a server measurement."""
+    if "server_update_s" in profile:
+        work = profile["server_update_s"]["mean"]
+    elif wl in server_works():
+        work = server_works()[wl]["mean"]
+    else:
+        return None, ""
+    copies = max(0.0, work - profile["totals"]["optimizer_s"]["mean"])
+    return f"{wl}_flat_copies", (
+        f"// A PS worker's copies per step: parameters in, gradients out (the server's work\n"
+        f"// per gradient less the optimizer step; the same two copies).\n"
+        f"let {wl}_flat_copies = {copies * 1e3:.4g} ms;\n")
+
+
 def host_terms(table, wl):
     """The host terms of a model beside `cores`: `interference` where the profile measured it,
     `oversubscription` from the profile's own crowded probe or else from the one-node probe of
@@ -257,8 +279,10 @@ def host_terms(table, wl):
     return terms, lets
 
 
-def model_text(table, wl, mode, gran, plain, link, comm_from=None, ps_sync_sharing="fair"):
-    """One model: the imported profile, then the testbed's training system; LINK is the file
+def model_text(table, wl, mode, gran, plain, link, comm_from=None, ps_sync_sharing="fair",
+               profile=None):
+    """One model: the imported profile (PROFILE, its JSON, and TABLE, its import), then the
+    testbed's training system; LINK is the file
     of runs/ that holds the link's comm_cpu, or COMM_FROM a folder of profiles whose own
     comm_cpu the model takes instead. PS_SYNC_SHARING is how the PS sync messages share a
     link direction (fair, as TCP streams ideally do, unless told)."""
@@ -296,6 +320,10 @@ def model_text(table, wl, mode, gran, plain, link, comm_from=None, ps_sync_shari
             lines.append(server_lets)
         lines.append("server ps {\n" + f"  update = {update};   // rank 0 applies the gradients\n"
                      "  bandwidth = bw * eff;\n" + host_line + "}")
+        copies, copy_lets = (worker_copies(profile, wl) if hosted and profile
+                             else (None, ""))
+        if copy_lets:
+            lines.append(copy_lets)
         lines.append("worker w[N] {\n" + f"  layers = {wl};\n" + compute +
                      "  bandwidth = bw * eff;\n" + host_line + "}")
     t = ["training {", f"  sync = {MODES[mode]};", f"  granularity = {gran};"]
@@ -321,6 +349,8 @@ def model_text(table, wl, mode, gran, plain, link, comm_from=None, ps_sync_shari
             t.append(f"  buffers = {wl}_buffers;  // broadcast from rank 0 before each forward")
             if ddp_own:
                 t.append(f"  backward_overhead = {ddp_own};  // DDP's hooks and bucket copies")
+        elif copies:
+            t.append(f"  backward_overhead = {copies};  // the worker's flat copies")
     lines.append("\n".join(t) + "\n}\n")
     return "\n".join(lines)
 
@@ -341,7 +371,7 @@ def write_models(sgdnet, wl, folder, profiles, comm_from=None, ps_sync_sharing="
             path = os.path.join(folder, name)
             with open(path, "w") as f:
                 f.write(model_text(table, wl, mode, gran, plain, link_file(profiles), comm_from,
-                                   ps_sync_sharing))
+                                   ps_sync_sharing, load_profile(profiles, wl)))
             paths[(mode, gran, plain)] = path
     return paths
 
