@@ -279,13 +279,13 @@ def host_terms(table, wl):
     return terms, lets
 
 
-def model_text(table, wl, mode, gran, plain, link, comm_from=None, ps_sync_sharing="fair",
-               profile=None):
+def model_text(profile, table, wl, mode, gran, plain, link, comm_from=None,
+               ps_sync_sharing="fair"):
     """One model: the imported profile (PROFILE, its JSON, and TABLE, its import), then the
-    testbed's training system; LINK is the file
-    of runs/ that holds the link's comm_cpu, or COMM_FROM a folder of profiles whose own
-    comm_cpu the model takes instead. PS_SYNC_SHARING is how the PS sync messages share a
-    link direction (fair, as TCP streams ideally do, unless told)."""
+    testbed's training system; LINK is the file of runs/ that holds the link's comm_cpu, or
+    COMM_FROM a folder of profiles whose own comm_cpu the model takes instead.
+    PS_SYNC_SHARING is how the PS sync messages share a link direction (fair, as TCP streams
+    ideally do, unless told)."""
     hosted = not plain
     link_cpu = link_comm_cpu(link).get(wl) if hosted and not comm_from else None
     source = (f"// Compute that the emulated link's traffic takes from busy cores, per byte at\n"
@@ -320,8 +320,7 @@ def model_text(table, wl, mode, gran, plain, link, comm_from=None, ps_sync_shari
             lines.append(server_lets)
         lines.append("server ps {\n" + f"  update = {update};   // rank 0 applies the gradients\n"
                      "  bandwidth = bw * eff;\n" + host_line + "}")
-        copies, copy_lets = (worker_copies(profile, wl) if hosted and profile
-                             else (None, ""))
+        copies, copy_lets = worker_copies(profile, wl) if hosted else (None, "")
         if copy_lets:
             lines.append(copy_lets)
         lines.append("worker w[N] {\n" + f"  layers = {wl};\n" + compute +
@@ -361,8 +360,9 @@ def models_folder(profiles, root=os.path.join(HERE, "models")):
 
 
 def write_models(sgdnet, wl, folder, profiles, comm_from=None, ps_sync_sharing="fair"):
-    profile = os.path.join(HERE, profiles, f"{wl}_layers.json")
-    table = run([sgdnet, "import-profile", profile, "--name", wl])
+    table = run([sgdnet, "import-profile", os.path.join(HERE, profiles, f"{wl}_layers.json"),
+                 "--name", wl])
+    profile = load_profile(profiles, wl)
     table = table.replace(os.path.join(HERE, ""), "examples/validation/")
     paths = {}
     for mode in MODES:
@@ -370,8 +370,8 @@ def write_models(sgdnet, wl, folder, profiles, comm_from=None, ps_sync_sharing="
             name = f"{wl}_{mode.replace('-', '_')}_{gran}{'_plain' if plain else ''}.sgdnet"
             path = os.path.join(folder, name)
             with open(path, "w") as f:
-                f.write(model_text(table, wl, mode, gran, plain, link_file(profiles), comm_from,
-                                   ps_sync_sharing, load_profile(profiles, wl)))
+                f.write(model_text(profile, table, wl, mode, gran, plain, link_file(profiles),
+                                   comm_from, ps_sync_sharing))
             paths[(mode, gran, plain)] = path
     return paths
 
