@@ -462,11 +462,12 @@ def _ddp_buckets(model, make_opt, loss_fn, x, y, layers, caps_mb):
 
 # --------------------------------------------------------------------------------------------
 
-def server_work(model, make_opt, loss_fn, x, y, warmup=5, steps=30):
+def server_work(model, make_opt, loss_fn, x, y, warmup=5, steps=30, between=None):
     """A parameter server's work per gradient when gradients and parameters travel as one flat
     tensor each: returns the stats of (copy the flat gradient into the .grad tensors, optimizer
     step, copy the parameters into a flat tensor) and of adding one flat gradient into a flat
-    sum. On a copy of the model, whose gradients come from one real backward."""
+    sum. On a copy of the model, whose gradients come from one real backward. `between`, if
+    given, is called untimed before each gradient (e.g. to evict the caches)."""
     server = copy.deepcopy(model)
     loss_fn(server(x), y).backward()
     params = [p for p in server.parameters() if p.grad is not None]
@@ -476,6 +477,8 @@ def server_work(model, make_opt, loss_fn, x, y, warmup=5, steps=30):
     update, aggregate = [], []
     now = time.perf_counter
     for s in range(warmup + steps):
+        if between is not None:
+            between()
         t0 = now()
         off = 0
         for p in params:

@@ -25,22 +25,34 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "profiling"))
 
 import profile_model  # noqa: E402
+import torch  # noqa: E402
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     profile_model.add_workload_args(ap)
     ap.add_argument("--steps", type=int, default=30)
+    ap.add_argument("--evict-mib", type=float, default=0,
+                    help="write this many MiB before each gradient, untimed, so that the "
+                         "server's buffers leave the core's caches, as other ranks' work on a "
+                         "shared host does between two gradients (0: none)")
     ap.add_argument("--json", help="append the result as one JSON line to this file")
     a = ap.parse_args()
     model, x, y, loss_fn, make_opt = profile_model.one_rank_workload(a)
+    between = None
+    if a.evict_mib > 0:
+        junk = torch.zeros(int(a.evict_mib * (1 << 20)) // 4)
+
+        def between():
+            junk.add_(1.0)
     update, aggregate = profile_model.server_work(model, make_opt, loss_fn, x, y,
-                                                  steps=a.steps)
+                                                  steps=a.steps, between=between)
     print(f"{a.model}: server_update_s {update['mean'] * 1e3:.3f} ms "
           f"(std {update['std'] * 1e3:.3f}), aggregate_s {aggregate['mean'] * 1e3:.3f} ms")
     if a.json:
         with open(a.json, "a") as f:
             f.write(json.dumps({"workload": a.model, "batch": a.batch,
+                                "evict_mib": a.evict_mib,
                                 "server_update_s": update, "aggregate_s": aggregate,
                                 "time": datetime.datetime.now().isoformat(timespec="seconds")})
                     + "\n")
