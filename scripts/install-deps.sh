@@ -4,7 +4,7 @@
 #
 #   scripts/install-deps.sh               build and test dependencies
 #   scripts/install-deps.sh --validation  also PyTorch, to profile workloads (examples/profiling,
-#                                         examples/validation)
+#                                         examples/validation), and tcpdump for its wire check
 set -euo pipefail
 
 PACKAGES=(
@@ -21,7 +21,7 @@ PACKAGES=(
     clang libclang-rt-14-dev
 )
 if [ "${1:-}" = "--validation" ]; then
-    PACKAGES+=(python3-torch python3-torchvision)
+    PACKAGES+=(python3-torch python3-torchvision tcpdump)
 fi
 
 missing=()

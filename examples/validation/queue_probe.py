@@ -63,6 +63,9 @@ def main():
     ap.add_argument("--bytes", type=int, default=1408168)
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--rate", help="the link's rate as the testbed names it, for the output")
+    ap.add_argument("--idle", type=float, default=0.3,
+                    help="seconds between a large write and the next round; above the TCP "
+                         "retransmission timeout (0.2 s) the connection restarts slowly")
     ap.add_argument("--netns-prefix", default="sgdv")
     ap.add_argument("--role", choices=["sink", "echo"], help=argparse.SUPPRESS)
     ap.add_argument("--addr", help=argparse.SUPPRESS)
@@ -83,9 +86,9 @@ def main():
     payload = bytes(a.bytes)
     alone, behind, write_s = [], [], []
     for _ in range(a.rounds + 2):  # the first two warm the connections
-        time.sleep(0.3)  # the large write of the last round has left; the bucket refills
+        time.sleep(a.idle)  # the large write of the last round has left
         alone.append(small_round_trip(small))
-        time.sleep(0.3)
+        time.sleep(0.01)
         t0 = time.perf_counter()
         bulk.sendall(payload)
         write_s.append(time.perf_counter() - t0)
@@ -96,6 +99,7 @@ def main():
     for p in peers:
         p.wait(timeout=30)
     rec = {"check": "queue_probe", "rate": a.rate, "bytes": a.bytes, "rounds": a.rounds,
+           "idle_s": a.idle,
            "round_trip_alone_s": statistics.median(alone),
            "round_trip_behind_s": statistics.median(behind),
            "wait_behind_s": statistics.median(behind) - statistics.median(alone),
