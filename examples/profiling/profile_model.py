@@ -69,6 +69,10 @@ tensor: the gradient copied into the model's .grad tensors, optimizer.step(), th
 copied out into one flat tensor (on a copy of the model).
 aggregate_s: adding one flat gradient into a flat sum, as a synchronous server does with every
 worker's gradient.
+server_update_after_pause: server_update_s when the server's thread sleeps before each
+gradient (pauses of 5, 10, 20, 50 and 100 ms, 30 gradients each) while copies of the step keep
+the other CPUs busy, as a server waits for its next gradient while workers compute: per pause,
+the stats of the work (it grows with the pause, as the caches lose the server's tensors).
 """
 
 
@@ -498,6 +502,48 @@ def server_work(model, make_opt, loss_fn, x, y, warmup=5, steps=30, between=None
     return stats(update), stats(aggregate)
 
 
+PAUSES_S = (0.005, 0.01, 0.02, 0.05, 0.1)
+
+
+def server_work_after_pauses(workload, model, make_opt, loss_fn, x, y, pauses=PAUSES_S,
+                             steps=30, threads=1):
+    """server_work's update when every gradient follows a pause, as a server's do: it waits for
+    the next gradient while workers compute on the host. For each pause, the server's thread
+    sleeps that long before each gradient while copies of the training step keep the other
+    CPUs busy (one copy per `threads` CPUs but one, so that the server has CPUs of its own and
+    its time is its work); returns {"busy_copies", "pauses": [{"pause_s", **stats}]}. The
+    longer the pause, the more of the server's parameters, gradients and optimizer state the
+    copies (and the machine's other tenants) have evicted from the caches, and the longer the
+    update takes. `workload` = (spec, batch, classes, input shape) as build_workload takes them."""
+    import multiprocessing as mp
+
+    import comm_probe
+    busy = max(0, len(os.sched_getaffinity(0)) // threads - 1)
+    ctx = mp.get_context("spawn")
+    queues = [(ctx.Queue(), ctx.Queue()) for _ in range(busy)]
+    procs = [ctx.Process(target=comm_probe._copy_main, args=(workload, threads, w, r))
+             for w, r in queues]
+    for p in procs:
+        p.start()
+    for _, r in queues:
+        r.get()
+    start = time.perf_counter() + 0.2
+    for w, _ in queues:
+        w.put((start, start + 3600.0))  # stopped below
+    time.sleep(max(0.0, start - time.perf_counter()) + 0.5)
+    out = []
+    try:
+        for pause in pauses:
+            update, _ = server_work(model, make_opt, loss_fn, x, y, warmup=3, steps=steps,
+                                    between=lambda p=pause: time.sleep(p))
+            out.append({"pause_s": pause, **update})
+    finally:
+        for p in procs:
+            p.kill()
+            p.join()
+    return {"busy_copies": busy, "threads": threads, "pauses": out}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -549,6 +595,8 @@ def main():
     plain = unhooked(model, opt, loss_fn, x, y, a.warmup, a.steps)
     cores = per_core(model, opt, loss_fn, x, y)
     server_update, aggregate = server_work(model, make_opt, loss_fn, x, y)
+    after_pauses = server_work_after_pauses((a.model, a.batch, a.classes, shape), model,
+                                            make_opt, loss_fn, x, y, threads=a.threads)
     warn_unsteady(statistics.fmean(rec["step"]), statistics.fmean(plain), cores)
 
     os.makedirs(a.out_dir, exist_ok=True)
@@ -585,6 +633,7 @@ def main():
         "totals": {f"{k}_s": stats(v) for k, v in rec.items()},
         "unhooked_step_s": stats(plain), "per_core_step_s": cores, "chrome_trace": trace_name,
         "server_update_s": server_update, "aggregate_s": aggregate,
+        "server_update_after_pause": after_pauses,
         "env": {"torch": torch.__version__, "python": platform.python_version(),
                 "nproc": os.cpu_count(),
                 "date": datetime.datetime.now().isoformat(timespec="seconds")},

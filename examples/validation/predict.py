@@ -91,6 +91,8 @@ OVERSUBSCRIPTION = "oversubscription.jsonl"
 DDP_OVERHEAD = "ddp_overhead.jsonl"
 # The one-node measurement of a parameter server's work (server_cost.py), likewise.
 SERVER_WORK = "server_work.jsonl"
+# Its work after pauses (server_cost.py --after-pauses), for profile sets without one.
+SERVER_PAUSE = "server_pause.jsonl"
 WORKLOADS = {"mlp": "mlp", "resnet18": "resnet18", "mobilenet_v2": "mobilenet_v2",
              "tiny_transformer:build": "tiny_transformer", "gru_lm:build": "gru_lm",
              "shufflenet:build": "shufflenet", "dlrm_small:build": "dlrm_small",
@@ -214,7 +216,51 @@ def server_works():
             for wl, rs in lines_by_workload(SERVER_WORK).items()}
 
 
-def server_update(table, wl, mode):
+def pause_curve(profile, wl):
+    """The server's work per gradient against the pause before it, [(pause_s, seconds)] by
+    pause: (0, the back-to-back work) then the points of the profile's
+    `server_update_after_pause`, else the medians over the lines of runs/SERVER_PAUSE; None
+    without either."""
+    if "server_update_s" in profile:
+        back_to_back = profile["server_update_s"]["mean"]
+    elif wl in server_works():
+        back_to_back = server_works()[wl]["mean"]
+    else:
+        return None
+    if "server_update_after_pause" in profile:
+        runs = [profile["server_update_after_pause"]]
+    else:
+        runs = [r["server_update_after_pause"] for r in lines_by_workload(SERVER_PAUSE).get(wl, [])]
+    if not runs:
+        return None
+    by_pause = {}
+    for r in runs:
+        for p in r["pauses"]:
+            by_pause.setdefault(p["pause_s"], []).append(p["mean"])
+    return [(0.0, back_to_back)] + sorted((p, statistics.median(v)) for p, v in by_pause.items())
+
+
+def work_after(curve, pause):
+    """CURVE's work at PAUSE: linear between its points, its last point beyond them."""
+    for (p0, w0), (p1, w1) in zip(curve, curve[1:]):
+        if pause <= p1:
+            return w0 + (w1 - w0) * (pause - p0) / (p1 - p0)
+    return curve[-1][1]
+
+
+def server_pause(profile, mode, workers, goodput):
+    """How long the testbed's server waits before each update, on the model's own terms: PS
+    async, one gradient's transfer over its link (the next gradient moves only once it has
+    posted its receive); PS sync, a step's compute and both transfers of its N workers'
+    tensors through its link (the parameters out, the gradients in)."""
+    transfer = profile["total_param_bytes"] / goodput
+    if mode == "ps-async":
+        return transfer
+    compute = profile["totals"]["step_s"]["mean"] - profile["totals"]["optimizer_s"]["mean"]
+    return compute + 2 * workers * transfer
+
+
+def server_update(profile, table, wl, mode):
     """The PS server's `update` (an expression) and the let lines it needs. The testbed's
     server receives and sends flat tensors: per gradient it copies the gradient into the
     model, steps, copies the parameters out (the profile's `server_update_s`, else the
@@ -234,6 +280,18 @@ def server_update(table, wl, mode):
                 f"let {agg} = {w['aggregate'] * 1e3:.4g} ms;\n")
     else:
         return f"{wl}_update", ""
+    curve = pause_curve(profile, wl)
+    if curve is not None:
+        w = profile.get("server_update_s") or server_works()[wl]
+        source = ("the profile's server_update_after_pause" if "server_update_after_pause"
+                  in profile else f"server_cost.py --after-pauses, runs/{SERVER_PAUSE}")
+        lets += ("// The server's work per gradient after the pause before it, at the\n"
+                 f"// configuration's pause ({source}):\n"
+                 "// predict.py sets it; the default is the work back to back.\n"
+                 f"param server_work = {curve[0][1] * 1e3:.4g} ms;\n"
+                 f"let {wl}_server_paused = lognormal(mean = server_work, "
+                 f"cv = {w['std'] / w['mean']:.3g});\n")
+        work = f"{wl}_server_paused"
     if mode == "ps-sync":
         return f"{work} + (N + 2) * {agg}", lets
     return work, lets
@@ -317,7 +375,8 @@ def model_text(profile, table, wl, mode, gran, plain, link, comm_from=None,
         lines.append("worker w[N] {\n" + f"  layers = {wl};\n" + compute +
                      f"  update = {wl}_update;\n  bandwidth = bw * eff;\n" + host_line + "}")
     else:
-        update, server_lets = server_update(table, wl, mode) if hosted else (f"{wl}_update", "")
+        update, server_lets = (server_update(profile, table, wl, mode) if hosted
+                               else (f"{wl}_update", ""))
         if server_lets:
             lines.append(server_lets)
         lines.append("server ps {\n" + f"  update = {update};   // rank 0 applies the gradients\n"
@@ -472,8 +531,13 @@ def config_sets(key, c):
             "bw": f"{nominal_mbps(rate):g}Mbps", "eff": f"{c['eff'][rate]:.6f}"}
     if mode == "ddp":
         sets["cap"] = f"{cap:g}MiB"
+    profile = load_profile(SESSIONS[fname], wl)
+    curve = pause_curve(profile, wl) if mode != "ddp" else None
+    if curve is not None:
+        pause = server_pause(profile, mode, world - 1, goodput_Bps(rate, c["eff"]))
+        sets["server_work"] = f"{work_after(curve, pause) * 1e3:.6g}ms"
     if mode == "ps-sync":
-        nbytes = load_profile(SESSIONS[fname], wl)["total_param_bytes"]
+        nbytes = profile["total_param_bytes"]
         first = first_arrivals().get((rate, world - 1, nbytes))
         if first is not None:
             sets["ratio"] = f"{share_ratio(first, world - 1):.4f}"
@@ -495,6 +559,8 @@ def predict_rows(a, configs, models):
             sets = config_sets(key, c)
             for variant in (("fine", False), ("coarse", False), ("fine", True)):
                 s = dict(sets)
+                if variant[1]:
+                    s.pop("server_work", None)  # the plain model has no host terms
                 if mode == "ddp" and variant == ("coarse", False):
                     bw_Bps = goodput_Bps(rate, c["eff"])
                     s["phi"] = f"{overlap_share(profiles, wl, cap, world, bw_Bps):.6f}"

@@ -13,6 +13,9 @@ Usage (from the repository root, Debian's python3 with torch):
   WORKLOAD_PATH=examples/validation/workloads \\
       python3 examples/validation/server_cost.py dlrm_small:build --batch 128 --json out.jsonl
   python3 examples/validation/server_cost.py resnet18 --batch 16 --input-shape 3,32,32
+With --after-pauses, the update after pauses with the other CPUs busy, as profile_model.py now
+records it (`server_update_after_pause`), for the profiles taken before it did
+(runs/server_pause.jsonl).
 """
 
 import argparse
@@ -36,9 +39,24 @@ def main():
                     help="write this many MiB before each gradient, untimed, so that the "
                          "server's buffers leave the core's caches, as other ranks' work on a "
                          "shared host does between two gradients (0: none)")
+    ap.add_argument("--after-pauses", action="store_true",
+                    help="measure instead the update after each pause of profile_model's "
+                         "server_work_after_pauses (the profile's server_update_after_pause)")
     ap.add_argument("--json", help="append the result as one JSON line to this file")
     a = ap.parse_args()
     model, x, y, loss_fn, make_opt = profile_model.one_rank_workload(a)
+    if a.after_pauses:
+        workload = (a.model, a.batch, 10, profile_model.input_shape(a.input_shape))
+        r = profile_model.server_work_after_pauses(workload, model, make_opt, loss_fn, x, y)
+        print(f"{a.model}: after pauses " + ", ".join(
+            f"{p['pause_s'] * 1e3:g} ms: {p['mean'] * 1e3:.3f} ms" for p in r["pauses"]))
+        if a.json:
+            with open(a.json, "a") as f:
+                f.write(json.dumps({"workload": a.model, "batch": a.batch,
+                                    "server_update_after_pause": r,
+                                    "time": datetime.datetime.now().isoformat(
+                                        timespec="seconds")}) + "\n")
+        return
     between = None
     if a.evict_mib > 0:
         junk = torch.zeros(int(a.evict_mib * (1 << 20)) // 4)
