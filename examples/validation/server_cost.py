@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Times a parameter server's work per gradient for a workload: the profiler's `server_update_s` and `aggregate_s`, measured on their own.
+"""Times a parameter server's work per gradient for a workload, back to back or after pauses: the profiler's `server_update_s` and `aggregate_s`, or its `server_update_after_pause`, measured on their own.
 
 profile_model.py records both in every profile it writes (docs/profiles.md); profiles taken
 before it did have none, and predict.py takes this script's measurement for them instead
