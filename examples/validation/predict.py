@@ -218,16 +218,19 @@ def server_works():
             for wl, rs in lines_by_workload(SERVER_WORK).items()}
 
 
+def back_to_back_work(profile, wl):
+    """The server's work per flat gradient back to back, {"mean", "std", …} in seconds: the
+    profile's `server_update_s`, else the medians of runs/SERVER_WORK; None without either."""
+    return profile.get("server_update_s") or server_works().get(wl)
+
+
 def pause_curve(profile, wl):
     """The server's work per gradient against the pause before it, [(pause_s, seconds)] by
     pause: (0, the back-to-back work) then the points of the profile's
     `server_update_after_pause`, else the medians over the lines of runs/SERVER_PAUSE; None
     without either."""
-    if "server_update_s" in profile:
-        back_to_back = profile["server_update_s"]["mean"]
-    elif wl in server_works():
-        back_to_back = server_works()[wl]["mean"]
-    else:
+    back_to_back = back_to_back_work(profile, wl)
+    if back_to_back is None:
         return None
     if "server_update_after_pause" in profile:
         runs = [profile["server_update_after_pause"]]
@@ -239,7 +242,8 @@ def pause_curve(profile, wl):
     for r in runs:
         for p in r["pauses"]:
             by_pause.setdefault(p["pause_s"], []).append(p["mean"])
-    return [(0.0, back_to_back)] + sorted((p, statistics.median(v)) for p, v in by_pause.items())
+    points = sorted((p, statistics.median(v)) for p, v in by_pause.items())
+    return [(0.0, back_to_back["mean"])] + points
 
 
 def work_after(curve, pause):
@@ -269,22 +273,22 @@ def server_update(profile, table, wl, mode):
     one-node measurement of runs/SERVER_WORK); PS sync first zeroes a sum, adds the N
     gradients and divides it, about N + 2 passes of `aggregate_s`. Without either, the
     profile's optimizer step."""
+    w = back_to_back_work(profile, wl)
+    if w is None:
+        return f"{wl}_update", ""
+    curve = pause_curve(profile, wl)
     lets = ""
     if f"let {wl}_server_update" in table:
         work, agg = f"{wl}_server_update", f"{wl}_aggregate"
-    elif wl in server_works():
-        w = server_works()[wl]
+    else:
         work, agg = f"{wl}_server_work", f"{wl}_sum_one"
         lets = (f"// A parameter server's work per flat gradient (server_cost.py on one node,\n"
-                f"// runs/{SERVER_WORK}).\n"
-                f"let {work} = lognormal(mean = {w['mean'] * 1e3:.4g} ms, "
-                f"cv = {w['std'] / w['mean']:.3g});\n"
-                f"let {agg} = {w['aggregate'] * 1e3:.4g} ms;\n")
-    else:
-        return f"{wl}_update", ""
-    curve = pause_curve(profile, wl)
+                f"// runs/{SERVER_WORK}).\n")
+        if curve is None:  # else the work after a pause (below) replaces it
+            lets += (f"let {work} = lognormal(mean = {w['mean'] * 1e3:.4g} ms, "
+                     f"cv = {w['std'] / w['mean']:.3g});\n")
+        lets += f"let {agg} = {w['aggregate'] * 1e3:.4g} ms;\n"
     if curve is not None:
-        w = profile.get("server_update_s") or server_works()[wl]
         source = ("the profile's server_update_after_pause" if "server_update_after_pause"
                   in profile else f"server_cost.py --after-pauses, runs/{SERVER_PAUSE}")
         lets += ("// The server's work per gradient after the pause before it, at the\n"
@@ -305,13 +309,10 @@ def worker_copies(profile, wl):
     and the gradients into a flat tensor to send: the same two copies as the server's, whose
     work per gradient (`server_update_s`, else runs/SERVER_WORK) less the optimizer step of
     the profile (`optimizer_s`) measures them. None without a server measurement."""
-    if "server_update_s" in profile:
-        work = profile["server_update_s"]["mean"]
-    elif wl in server_works():
-        work = server_works()[wl]["mean"]
-    else:
+    work = back_to_back_work(profile, wl)
+    if work is None:
         return None, ""
-    copies = max(0.0, work - profile["totals"]["optimizer_s"]["mean"])
+    copies = max(0.0, work["mean"] - profile["totals"]["optimizer_s"]["mean"])
     return f"{wl}_flat_copies", (
         f"// A PS worker's copies per step: parameters in, gradients out (the server's work\n"
         f"// per gradient less the optimizer step; the same two copies).\n"
