@@ -133,6 +133,30 @@ def _copy_main(workload, threads, windows, results, cpus=None):
         results.put(statistics.fmean(times) if times else float("nan"))
 
 
+def start_copies(workload, threads, count, groups=None):
+    """Starts `count` copies of the training step (_copy_main; copy i pinned to the CPUs
+    `groups[i]` when given) and returns their (windows, results) queue pairs and processes once
+    every copy is ready. End them with stop_copies()."""
+    ctx = mp.get_context("spawn")
+    queues = [(ctx.Queue(), ctx.Queue()) for _ in range(count)]
+    procs = [ctx.Process(target=_copy_main,
+                         args=(workload, threads, w, r) + ((groups[i],) if groups else ()))
+             for i, (w, r) in enumerate(queues)]
+    for p in procs:
+        p.start()
+    for _, r in queues:
+        r.get()
+    return queues, procs
+
+
+def stop_copies(queues, procs):
+    """Ends the copies of start_copies() once their current window is over."""
+    for w, _ in queues:
+        w.put(None)
+    for p in procs:
+        p.join()
+
+
 def _paced_rank(rank, addr, port, size, every, threads):
     """One gloo rank, driven through stdin/stdout: for each line `START END` (perf_counter
     seconds), an all-reduce of `size` bytes every `every` seconds (back to back when one takes
@@ -295,14 +319,7 @@ def side_by_side(workload, threads=1, window=2.0, rounds=8, report=None):
     if copies < 2:
         return None
     groups = [set(cpus[i * threads:(i + 1) * threads]) for i in range(copies)]
-    ctx = mp.get_context("spawn")
-    queues = [(ctx.Queue(), ctx.Queue()) for _ in range(copies)]
-    procs = [ctx.Process(target=_copy_main, args=(workload, threads, w, r, g))
-             for (w, r), g in zip(queues, groups)]
-    for p in procs:
-        p.start()
-    for _, r in queues:
-        r.get()
+    queues, procs = start_copies(workload, threads, copies, groups)
 
     def window_of(which):
         start = time.perf_counter() + 0.1
@@ -320,10 +337,7 @@ def side_by_side(workload, threads=1, window=2.0, rounds=8, report=None):
         ratios.append([step[i, True] / step[i, False] for i in range(copies)])
         if report:
             report(k, ratios[-1])
-    for w, _ in queues:
-        w.put(None)
-    for p in procs:
-        p.join()
+    stop_copies(queues, procs)
     median = statistics.median(x for r in ratios for x in r)
     return {"copies": copies, "threads_per_copy": threads, "window_s": window,
             "rounds_ratio": ratios, "ratio": median,
@@ -335,13 +349,7 @@ def alternating(workload, ks, window, rounds, threads=1):
     stepping together to the step of one copy, one ratio per round; each round steps every k
     in turn, the order reversed from one round to the next, so that a drift slower than a round
     cancels. `workload` as build_workload takes it (spec, batch, classes, input shape)."""
-    ctx = mp.get_context("spawn")
-    queues = [(ctx.Queue(), ctx.Queue()) for _ in range(max(ks))]
-    procs = [ctx.Process(target=_copy_main, args=(workload, threads, w, r)) for w, r in queues]
-    for p in procs:
-        p.start()
-    for _, r in queues:
-        r.get()
+    queues, procs = start_copies(workload, threads, max(ks))
     ratios = {k: [] for k in ks}
     for rnd in range(rounds):
         step = {}
@@ -352,10 +360,7 @@ def alternating(workload, ks, window, rounds, threads=1):
             step[k] = statistics.fmean(r.get() for _, r in queues[:k])
         for k in ks:
             ratios[k].append(step[k] / step[ks[0]])
-    for w, _ in queues:
-        w.put(None)
-    for p in procs:
-        p.join()
+    stop_copies(queues, procs)
     return ratios
 
 

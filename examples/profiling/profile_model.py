@@ -515,18 +515,9 @@ def server_work_after_pauses(workload, model, make_opt, loss_fn, x, y, pauses=PA
     longer the pause, the more of the server's parameters, gradients and optimizer state the
     copies (and the machine's other tenants) have evicted from the caches, and the longer the
     update takes. `workload` = (spec, batch, classes, input shape) as build_workload takes them."""
-    import multiprocessing as mp
-
     import comm_probe
     busy = max(0, len(os.sched_getaffinity(0)) // threads - 1)
-    ctx = mp.get_context("spawn")
-    queues = [(ctx.Queue(), ctx.Queue()) for _ in range(busy)]
-    procs = [ctx.Process(target=comm_probe._copy_main, args=(workload, threads, w, r))
-             for w, r in queues]
-    for p in procs:
-        p.start()
-    for _, r in queues:
-        r.get()
+    queues, procs = comm_probe.start_copies(workload, threads, busy)
     start = time.perf_counter() + 0.2
     for w, _ in queues:
         w.put((start, start + 3600.0))  # stopped below
