@@ -218,6 +218,14 @@ def server_works():
             for wl, rs in lines_by_workload(SERVER_WORK).items()}
 
 
+@functools.lru_cache(maxsize=None)
+def server_pauses():
+    """Per workload, the `server_update_after_pause` of every line of runs/SERVER_PAUSE
+    (server_cost.py --after-pauses, one line per pass)."""
+    return {wl: [r["server_update_after_pause"] for r in rs]
+            for wl, rs in lines_by_workload(SERVER_PAUSE).items()}
+
+
 def back_to_back_work(profile, wl):
     """The server's work per flat gradient back to back, {"mean", "std", …} in seconds: the
     profile's `server_update_s`, else the medians of runs/SERVER_WORK; None without either."""
@@ -235,7 +243,7 @@ def pause_curve(profile, wl):
     if "server_update_after_pause" in profile:
         runs = [profile["server_update_after_pause"]]
     else:
-        runs = [r["server_update_after_pause"] for r in lines_by_workload(SERVER_PAUSE).get(wl, [])]
+        runs = server_pauses().get(wl, [])
     if not runs:
         return None
     by_pause = {}
