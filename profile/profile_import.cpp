@@ -231,6 +231,11 @@ void read_header(const json& j, Reader& r, Profile& p) {
     p.ddp_overhead_s = r.nonneg(j, "", "ddp_overhead_s", false);
     p.server_update = r.time(j, "", "server_update_s", false);
     p.aggregate = r.time(j, "", "aggregate_s", false);
+    p.steady_step_s = r.nonneg(j, "", "steady_step_s", false);
+    if (p.steady_step_s && *p.steady_step_s == 0) {
+        r.error("/steady_step_s", "expected a number > 0, got 0");
+        p.steady_step_s.reset();
+    }
 }
 
 // One entry of `/layers` (at `path`, index `i` of `count`); records its name in `by_name`.
@@ -315,6 +320,24 @@ void read_totals(const json& j, Reader& r, Profile& p) {
                   : ProfiledTime{p.zero_grad.mean_s + p.forward.mean_s + p.backward.mean_s +
                                      p.optimizer.mean_s,
                                  0.0, 0};
+}
+
+// With `steady_step_s`, every time of the step scaled by steady_step_s / step (the timed
+// step's mean), so that the step is the steady one and its parts keep their shares and cvs.
+void scale_to_steady_step(Profile& p) {
+    if (!p.steady_step_s || p.step.mean_s <= 0) return;
+    p.step_scale = *p.steady_step_s / p.step.mean_s;
+    auto scale = [&](ProfiledTime& t) {
+        t.mean_s *= p.step_scale;
+        t.std_s *= p.step_scale;
+    };
+    for (auto& l : p.layers) {
+        scale(l.fwd_gap);
+        scale(l.bwd_gap);
+    }
+    for (ProfiledTime* t : {&p.zero_grad, &p.forward, &p.backward, &p.optimizer, &p.step,
+                            &p.fwd_tail, &p.bwd_tail})
+        scale(*t);
 }
 
 // The layer names of one recorded bucket (`names` at `path`) as indices into the layers, ascending.
@@ -419,6 +442,7 @@ std::optional<Profile> parse_layer_json(const json& j, Reader& r, const std::str
     read_header(j, r, p);
     auto by_name = read_layers(j, r, p);
     read_totals(j, r, p);
+    scale_to_steady_step(p);
     read_ddp_buckets(j, r, by_name, p);
     read_comm_probe(j, r, p);
     if (!r.ok()) return std::nullopt;
@@ -726,6 +750,13 @@ std::string to_sgdnet(const Profile& p, const std::string& name) {
     o << ").\n";
     o << "// Times are fitted as lognormal(mean, cv = std/mean), det when std = 0 "
          "(docs/profiles.md).\n";
+    if (p.steady_step_s) {
+        char scale[32];
+        std::snprintf(scale, sizeof scale, "%.6g", p.step_scale);
+        o << "// The step's times are scaled by " << scale << " to the steady step ("
+          << format_time(*p.steady_step_s) << ", `steady_step_s`) from the timed one ("
+          << format_time(*p.steady_step_s / p.step_scale) << ").\n";
+    }
     if (!p.layers.empty()) {
         o << "// fwd/bwd are gap times; the first layer's fwd includes zero_grad, the last "
              "layer's fwd the\n// forward tail (loss included), the last-ready layer's bwd the "

@@ -129,6 +129,13 @@ struct Profile {
     /// Format 1 `aggregate_s`, when recorded: adding one flat gradient into a sum, as a
     /// `ps_sync` server does with each worker's; `NAME.aggregate` (its mean).
     std::optional<ProfiledTime> aggregate;
+    /// Format 1 `steady_step_s`, when recorded (> 0): the plain step alone timed over long
+    /// windows spread over about a minute. The step's times (every layer's gaps, the phases
+    /// and the step, means and standard deviations alike) are then scaled by
+    /// `step_scale` = steady_step_s / the timed step's mean, so that the model's step takes
+    /// the steadier figure and keeps its shape (docs/profiles.md, "Steady step").
+    std::optional<double> steady_step_s;
+    double step_scale = 1;  // 1 without steady_step_s
 };
 
 /// Parses a profile held in `text` (either format, detected from its shape), registered in

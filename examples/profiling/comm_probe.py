@@ -345,23 +345,27 @@ def side_by_side(workload, threads=1, window=2.0, rounds=8, report=None):
 
 
 def alternating(workload, ks, window, rounds, threads=1):
-    """Per k of `ks` (the first being 1), the ratio of the mean step of k unpinned copies
-    stepping together to the step of one copy, one ratio per round; each round steps every k
-    in turn, the order reversed from one round to the next, so that a drift slower than a round
-    cancels. `workload` as build_workload takes it (spec, batch, classes, input shape)."""
+    """Per k of `ks` (the first being 1), the mean step in seconds of k unpinned copies
+    stepping together, one per round; each round steps every k in turn, the order reversed
+    from one round to the next, so that a drift slower than a round cancels in the ratios of
+    ratios_to_lone(). `workload` as build_workload takes it (spec, batch, classes, input
+    shape)."""
     queues, procs = start_copies(workload, threads, max(ks))
-    ratios = {k: [] for k in ks}
+    steps = {k: [] for k in ks}
     for rnd in range(rounds):
-        step = {}
         for k in (ks if rnd % 2 == 0 else ks[::-1]):
             start = time.perf_counter() + 0.1
             for w, _ in queues[:k]:
                 w.put((start, start + window))
-            step[k] = statistics.fmean(r.get() for _, r in queues[:k])
-        for k in ks:
-            ratios[k].append(step[k] / step[ks[0]])
+            steps[k].append(statistics.fmean(r.get() for _, r in queues[:k]))
     stop_copies(queues, procs)
-    return ratios
+    return steps
+
+
+def ratios_to_lone(steps):
+    """alternating()'s steps of every k over the lone copy's of the same round."""
+    lone = steps[min(steps)]
+    return {k: [s / s1 for s, s1 in zip(v, lone)] for k, v in steps.items()}
 
 
 def crowded(workload, threads=1, window=2.0, rounds=8, interference=0.0):
@@ -370,15 +374,20 @@ def crowded(workload, threads=1, window=2.0, rounds=8, interference=0.0):
     alternate windows (`alternating`). Processor sharing with the host's `interference` a
     predicts a step k/C·(1 + a(C − 1)) times the lone one; a round's excess r over that gives
     o = (r − 1)·k/(k − C), the host's `oversubscription` (1 + o·(k − C)/k, docs/language.md
-    §5.4). `oversubscription` is the median o over every k and round, 0 when negative."""
+    §5.4). `oversubscription` is the median o over every k and round, 0 when negative.
+    `lone_step_s` is the median of the lone copy's windows: the plain step alone, timed over
+    `rounds` windows of `window` seconds spread over the probe (about a minute), where the
+    profile's timed steps take about a second."""
     slots = len(os.sched_getaffinity(0)) // threads
     if slots < 1:
         return None
     ks = [1] + list(range(slots + 1, 2 * slots + 1))
-    ratios = alternating(workload, ks, window, rounds, threads)
+    steps = alternating(workload, ks, window, rounds, threads)
+    ratios = ratios_to_lone(steps)
     per_k = {str(k): {"x_alone": statistics.median(ratios[k]), "rounds_x_alone": ratios[k]}
              for k in ks[1:]}
     out = {"slots": slots, "threads_per_copy": threads, "window_s": window, "rounds": rounds,
+           "lone_step_s": statistics.median(steps[1]), "rounds_lone_step_s": steps[1],
            "copies": per_k}
     return {**out, **oversubscription_of(out, interference)}
 

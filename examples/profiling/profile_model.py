@@ -73,6 +73,10 @@ server_update_after_pause: server_update_s when the server's thread sleeps befor
 gradient (pauses of 5, 10, 20, 50 and 100 ms, 30 gradients each) while copies of the step keep
 the other CPUs busy, as a server waits for its next gradient while workers compute: per pause,
 the stats of the work (it grows with the pause, as the caches lose the server's tensors).
+steady_step_s: the plain step alone as comm_probe's crowded probe times it: the median of eight
+2 s windows spread over about a minute (comm_probe.crowded.lone_step_s). The timed steps above
+last about a second; on a machine whose speed wanders (a shared or virtual one) the long median
+is the steadier figure, and `sgdnet import-profile` scales the step's times to it.
 """
 
 
@@ -637,6 +641,8 @@ def main():
             b["overhead_s"] for b in buckets.values()))
     if comm is not None:
         doc["comm_probe"] = comm
+        if "crowded" in comm:
+            doc["steady_step_s"] = comm["crowded"]["lone_step_s"]
     path = os.path.join(a.out_dir, f"{name}_layers.json")
     with open(path, "w") as f:
         json.dump(doc, f, indent=1)

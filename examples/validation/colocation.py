@@ -68,7 +68,8 @@ def main():
         return pinned(a, shape)
     if a.crowded:
         return crowded(a, shape)
-    ratios = comm_probe.alternating((a.model, a.batch, 10, shape), ks, a.window, a.rounds)
+    ratios = comm_probe.ratios_to_lone(
+        comm_probe.alternating((a.model, a.batch, 10, shape), ks, a.window, a.rounds))
     out = {}
     for k in ks:
         med = statistics.median(ratios[k])

@@ -642,6 +642,41 @@ TEST_CASE("server_update_s, aggregate_s: read when recorded, lets, absent otherw
     CHECK(any_contains(parse_errors(j), "p.json: /aggregate_s/mean"));
 }
 
+TEST_CASE("steady_step_s: the step's times scale to it, shares and cvs kept; > 0") {
+    Diagnostics d0;
+    auto base = profile::load_profile(data_path("mlp_comm_layers.json"), d0);
+    REQUIRE(base);
+    CHECK_FALSE(base->steady_step_s);
+    CHECK(base->step_scale == 1.0);
+    json j = read_json("mlp_comm_layers.json");
+    const double f = 1.25;  // the steady step a quarter longer than the timed one
+    j["steady_step_s"] = f * base->step.mean_s;
+    Diagnostics d;
+    auto p = profile::parse_profile(j.dump(), "p.json", d);
+    REQUIRE_MESSAGE(p, d.render());
+    CHECK(p->step_scale == doctest::Approx(f).epsilon(1e-12));
+    CHECK(p->step.mean_s == doctest::Approx(f * base->step.mean_s).epsilon(1e-12));
+    REQUIRE(p->layers.size() == base->layers.size());
+    for (std::size_t i = 0; i < p->layers.size(); ++i) {
+        const auto& a = p->layers[i];
+        const auto& b = base->layers[i];
+        CHECK(a.fwd_time.mean_s == doctest::Approx(f * b.fwd_time.mean_s).epsilon(1e-12));
+        CHECK(a.bwd_time.mean_s == doctest::Approx(f * b.bwd_time.mean_s).epsilon(1e-12));
+        CHECK(a.bwd_time.std_s == doctest::Approx(f * b.bwd_time.std_s).epsilon(1e-12));
+    }
+    CHECK(p->compute_time.mean_s == doctest::Approx(f * base->compute_time.mean_s).epsilon(1e-12));
+    CHECK(p->optimizer.mean_s == doctest::Approx(f * base->optimizer.mean_s).epsilon(1e-12));
+    // What is not the step's stays as measured.
+    CHECK(p->comm_probe == base->comm_probe);
+    CHECK(profile::to_sgdnet(*p, "m").find("// The step's times are scaled by 1.25 to the steady "
+                                           "step (") != std::string::npos);
+    CHECK(profile::to_sgdnet(*base, "m").find("steady step") == std::string::npos);
+    j["steady_step_s"] = 0;
+    CHECK(any_contains(parse_errors(j), "p.json: /steady_step_s: expected a number > 0, got 0"));
+    j["steady_step_s"] = "1 s";
+    CHECK(any_contains(parse_errors(j), "p.json: /steady_step_s: expected a number"));
+}
+
 TEST_CASE("comm_probe: a malformed object gives diagnostics naming the JSON path") {
     json good = read_json("mlp_comm_layers.json");
     {
