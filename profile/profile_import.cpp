@@ -119,6 +119,16 @@ public:
         }
         return d;
     }
+    // A finite number > 0 at `obj[key]`.
+    std::optional<double> positive(const json& obj, const std::string& path,
+                                   std::string_view key, bool required) {
+        auto d = nonneg(obj, path, key, required);
+        if (d && *d == 0) {
+            error(child(path, key), "expected a number > 0, got 0");
+            return std::nullopt;
+        }
+        return d;
+    }
     // A time {"mean", "std", "n"} in seconds at `obj[key]` (`n` optional).
     std::optional<ProfiledTime> time(const json& obj, const std::string& path,
                                      std::string_view key, bool required) {
@@ -231,11 +241,7 @@ void read_header(const json& j, Reader& r, Profile& p) {
     p.ddp_overhead_s = r.nonneg(j, "", "ddp_overhead_s", false);
     p.server_update = r.time(j, "", "server_update_s", false);
     p.aggregate = r.time(j, "", "aggregate_s", false);
-    p.steady_step_s = r.nonneg(j, "", "steady_step_s", false);
-    if (p.steady_step_s && *p.steady_step_s == 0) {
-        r.error("/steady_step_s", "expected a number > 0, got 0");
-        p.steady_step_s.reset();
-    }
+    p.steady_step_s = r.positive(j, "", "steady_step_s", false);
 }
 
 // One entry of `/layers` (at `path`, index `i` of `count`); records its name in `by_name`.
@@ -424,12 +430,8 @@ void read_comm_probe(const json& j, Reader& r, Profile& p) {
     const std::string path = "/comm_probe";
     auto overhead = r.nonneg(*probe, path, "message_overhead_s", true);
     auto cpu = r.nonneg(*probe, path, "comm_cpu_s_per_byte", true);
-    auto cores = r.nonneg(*probe, path, "cores", true);
+    auto cores = r.positive(*probe, path, "cores", true);
     if (!overhead || !cpu || !cores) return;
-    if (*cores == 0) {
-        r.error(child(path, "cores"), "expected a number > 0, got 0");
-        return;
-    }
     auto interference = r.nonneg(*probe, path, "interference", false);
     auto oversubscription = r.nonneg(*probe, path, "oversubscription", false);
     p.comm_probe = CommProbe{*overhead, *cpu, *cores, interference, oversubscription};
