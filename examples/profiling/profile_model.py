@@ -35,6 +35,7 @@ import copy
 import datetime
 import importlib
 import json
+import math
 import os
 import platform
 import statistics
@@ -73,6 +74,11 @@ server_update_after_pause: server_update_s when the server's thread sleeps befor
 gradient (pauses of 5, 10, 20, 50 and 100 ms, 30 gradients each) while copies of the step keep
 the other CPUs busy, as a server waits for its next gradient while workers compute: per pause,
 the stats of the work (it grows with the pause, as the caches lose the server's tensors).
+step_after_pause: the plain step when the process sleeps before it (pauses of 5, 10, 20, 50
+and 100 ms; the first entry, pause 0, the steps back to back that alternate with them, step by
+step, for about 15 s) while copies of the step keep the other CPUs busy, as a rank waits for its parameters or the network between
+two computations: per pause, the stats of the step (it grows with the pause for workloads whose
+step is short, as the caches lose the model's tensors).
 steady_step_s: the plain step alone as comm_probe's crowded probe times it: the median of eight
 2 s windows spread over about a minute (comm_probe.crowded.lone_step_s). The timed steps above
 last about a second; on a machine whose speed wanders (a shared or virtual one) the long median
@@ -509,6 +515,27 @@ def server_work(model, make_opt, loss_fn, x, y, warmup=5, steps=30, between=None
 PAUSES_S = (0.005, 0.01, 0.02, 0.05, 0.1)
 
 
+@contextlib.contextmanager
+def other_cpus_busy(workload, threads):
+    """Copies of the training step (comm_probe's) stepping without pause on every group of
+    `threads` CPUs but one, so that this process has CPUs of its own beside busy ones; yields
+    how many copies run, and kills them on exit. `workload` = (spec, batch, classes, input
+    shape) as build_workload takes them."""
+    import comm_probe
+    busy = max(0, len(os.sched_getaffinity(0)) // threads - 1)
+    queues, procs = comm_probe.start_copies(workload, threads, busy)
+    start = time.perf_counter() + 0.2
+    for w, _ in queues:
+        w.put((start, start + 3600.0))  # stopped on exit
+    time.sleep(max(0.0, start - time.perf_counter()) + 0.5)
+    try:
+        yield busy
+    finally:
+        for p in procs:
+            p.kill()
+            p.join()
+
+
 def server_work_after_pauses(workload, model, make_opt, loss_fn, x, y, pauses=PAUSES_S,
                              steps=30, threads=1):
     """server_work's update when every gradient follows a pause, as a server's do: it waits for
@@ -519,24 +546,45 @@ def server_work_after_pauses(workload, model, make_opt, loss_fn, x, y, pauses=PA
     longer the pause, the more of the server's parameters, gradients and optimizer state the
     copies (and the machine's other tenants) have evicted from the caches, and the longer the
     update takes. `workload` = (spec, batch, classes, input shape) as build_workload takes them."""
-    import comm_probe
-    busy = max(0, len(os.sched_getaffinity(0)) // threads - 1)
-    queues, procs = comm_probe.start_copies(workload, threads, busy)
-    start = time.perf_counter() + 0.2
-    for w, _ in queues:
-        w.put((start, start + 3600.0))  # stopped below
-    time.sleep(max(0.0, start - time.perf_counter()) + 0.5)
     out = []
-    try:
+    with other_cpus_busy(workload, threads) as busy:
         for pause in pauses:
             update, _ = server_work(model, make_opt, loss_fn, x, y, warmup=3, steps=steps,
                                     between=lambda p=pause: time.sleep(p))
             out.append({"pause_s": pause, **update})
-    finally:
-        for p in procs:
-            p.kill()
-            p.join()
     return {"busy_copies": busy, "threads": threads, "pauses": out}
+
+
+def step_after_pauses(workload, model, opt, loss_fn, x, y, pauses=PAUSES_S, budget_s=15.0,
+                      cycles=(5, 30), threads=1):
+    """The plain training step when each step follows a pause, as a distributed rank's do: it
+    waits for its parameters or for the network between two computations while the other
+    ranks, and the machine's other tenants, run on the cores. With copies of the step keeping
+    the other CPUs busy (as server_work_after_pauses), each cycle takes, for every pause of
+    `pauses` in turn, one step right after the previous one (back to back) and one after the
+    process slept that long, untimed; so the steps of every pause and those back to back
+    alternate step by step, and the machine's drift cancels in their ratio. As many cycles as
+    fit in `budget_s` seconds, within `cycles` (least, most). Returns {"busy_copies",
+    "threads", "cycles", "pauses": [{"pause_s", **stats}]}, the first entry the steps back to
+    back."""
+    now = time.perf_counter
+    with other_cpus_busy(workload, threads) as busy:
+        t0 = now()
+        for _ in range(3):
+            one_step(model, opt, loss_fn, x, y)
+        cycle_s = 2 * len(pauses) * (now() - t0) / 3 + sum(pauses)
+        n = max(cycles[0], min(cycles[1], math.ceil(budget_s / cycle_s)))
+        times = {p: [] for p in (0.0,) + tuple(pauses)}
+        for _ in range(n):
+            for pause in pauses:
+                for p in (0.0, pause):
+                    if p:
+                        time.sleep(p)
+                    t0 = now()
+                    one_step(model, opt, loss_fn, x, y)
+                    times[p].append(now() - t0)
+    return {"busy_copies": busy, "threads": threads, "cycles": n,
+            "pauses": [{"pause_s": p, **stats(v)} for p, v in times.items()]}
 
 
 def main():
@@ -592,6 +640,8 @@ def main():
     server_update, aggregate = server_work(model, make_opt, loss_fn, x, y)
     after_pauses = server_work_after_pauses((a.model, a.batch, a.classes, shape), model,
                                             make_opt, loss_fn, x, y, threads=a.threads)
+    step_pauses = step_after_pauses((a.model, a.batch, a.classes, shape), model, opt,
+                                    loss_fn, x, y, threads=a.threads)
     warn_unsteady(statistics.fmean(rec["step"]), statistics.fmean(plain), cores)
 
     os.makedirs(a.out_dir, exist_ok=True)
@@ -628,7 +678,7 @@ def main():
         "totals": {f"{k}_s": stats(v) for k, v in rec.items()},
         "unhooked_step_s": stats(plain), "per_core_step_s": cores, "chrome_trace": trace_name,
         "server_update_s": server_update, "aggregate_s": aggregate,
-        "server_update_after_pause": after_pauses,
+        "server_update_after_pause": after_pauses, "step_after_pause": step_pauses,
         "env": {"torch": torch.__version__, "python": platform.python_version(),
                 "nproc": os.cpu_count(),
                 "date": datetime.datetime.now().isoformat(timespec="seconds")},

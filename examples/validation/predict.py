@@ -97,6 +97,8 @@ DDP_OVERHEAD = "ddp_overhead.jsonl"
 SERVER_WORK = "server_work.jsonl"
 # Its work after pauses (server_cost.py --after-pauses), for profile sets without one.
 SERVER_PAUSE = "server_pause.jsonl"
+# A worker's step after pauses (step_pause.py), for profile sets without one.
+STEP_PAUSE = "step_pause.jsonl"
 WORKLOADS = {"mlp": "mlp", "resnet18": "resnet18", "mobilenet_v2": "mobilenet_v2",
              "tiny_transformer:build": "tiny_transformer", "gru_lm:build": "gru_lm",
              "shufflenet:build": "shufflenet", "dlrm_small:build": "dlrm_small",
@@ -264,6 +266,36 @@ def work_after(curve, pause):
     return curve[-1][1]
 
 
+def step_curve(profile, wl):
+    """A worker's step after a pause over its step back to back, [(pause_s, ratio)] by pause,
+    starting with (0, 1): the profile's `step_after_pause`, else the lines of runs/STEP_PAUSE
+    (per pause, the median over them of each line's ratio); None without either."""
+    runs = ([profile["step_after_pause"]] if "step_after_pause" in profile else
+            [r["step_after_pause"] for r in lines_by_workload(STEP_PAUSE).get(wl, [])])
+    if not runs:
+        return None
+    by_pause = {}
+    for r in runs:
+        back_to_back = r["pauses"][0]["mean"]
+        for p in r["pauses"][1:]:
+            by_pause.setdefault(p["pause_s"], []).append(p["mean"] / back_to_back)
+    return [(0.0, 1.0)] + sorted((p, statistics.median(v)) for p, v in by_pause.items())
+
+
+def worker_pause(profile, mode, world, goodput, exposed_share):
+    """How long a worker waits between two computations, on the model's own terms: PS async,
+    its gradient's and its parameters' transfers and the server's work between them; PS sync,
+    the N gradients and N parameter tensors through the server's link and the server's work;
+    DDP, the share of the ring all-reduce (2 (N - 1)/N of the gradients at the link's rate)
+    that the backward does not hide (EXPOSED_SHARE, 1 - overlap_share)."""
+    nbytes = profile["total_param_bytes"]
+    if mode == "ddp":
+        return exposed_share * nbytes * 2 * (world - 1) / world / goodput
+    work = (profile.get("server_update_s") or profile["totals"]["optimizer_s"])["mean"]
+    transfers = 2 if mode == "ps-async" else 2 * (world - 1)
+    return transfers * nbytes / goodput + work
+
+
 def server_pause(profile, mode, workers, goodput):
     """How long the testbed's server waits before each update, on the model's own terms: PS
     async, one gradient's transfer over its link (the next gradient moves only once it has
@@ -370,6 +402,8 @@ def model_text(profile, table, wl, mode, gran, plain, link, comm_from=None,
         source = (f"// Compute that communication takes from busy cores, per byte at each end, as\n"
                   f"// the profile {comm_from}/{wl}_layers.json measured it ({path}).\n")
     host_line = "  host = h;\n" if hosted else ""
+    paced = hosted and step_curve(profile, wl) is not None
+    pace_line = "  speed = pace;          // its step after the pause before it\n" if paced else ""
     lines = [f"// {wl}, {mode}, {gran}-grained{' (no host terms)' if plain else ''}: "
              f"written by examples/validation/predict.py.",
              f"model {wl}_{mode.replace('-', '_')}_{gran}{'_plain' if plain else ''};",
@@ -380,13 +414,21 @@ def model_text(profile, table, wl, mode, gran, plain, link, comm_from=None,
                      f"// every rank on the one machine\n")
     if link_cpu is not None:
         lines.append(source + f"let link_comm_cpu = {link_cpu * 1e9:.4g} ns / 1 B;\n")
+    if paced:
+        source = ("the profile's step_after_pause" if "step_after_pause" in profile
+                  else f"step_pause.py, runs/{STEP_PAUSE}")
+        lines.append("// A worker's pace: its step back to back over its step after the pause\n"
+                     f"// between two computations, at the configuration's pause ({source}):\n"
+                     "// predict.py sets it; the default is the pace back to back.\n"
+                     "param pace = 1;\n")
     ddp_own, ddp_lets = ddp_cost(table, wl) if hosted and mode == "ddp" else (None, "")
     if ddp_lets:
         lines.append(ddp_lets)
     compute = f"  compute = {wl}_compute;\n" if gran == "coarse" else ""
     if mode == "ddp":
         lines.append("worker w[N] {\n" + f"  layers = {wl};\n" + compute +
-                     f"  update = {wl}_update;\n  bandwidth = bw * eff;\n" + host_line + "}")
+                     f"  update = {wl}_update;\n  bandwidth = bw * eff;\n" + host_line +
+                     pace_line + "}")
     else:
         update, server_lets = (server_update(profile, table, wl, mode) if hosted
                                else (f"{wl}_update", ""))
@@ -398,7 +440,7 @@ def model_text(profile, table, wl, mode, gran, plain, link, comm_from=None,
         if copy_lets:
             lines.append(copy_lets)
         lines.append("worker w[N] {\n" + f"  layers = {wl};\n" + compute +
-                     "  bandwidth = bw * eff;\n" + host_line + "}")
+                     "  bandwidth = bw * eff;\n" + host_line + pace_line + "}")
     t = ["training {", f"  sync = {MODES[mode]};", f"  granularity = {gran};"]
     if mode == "ddp":
         t += ["  bucket = cap;", "  first_bucket = 1 MiB;  // DDP's first bucket"]
@@ -549,6 +591,13 @@ def config_sets(key, c):
     if curve is not None:
         pause = server_pause(profile, mode, world - 1, goodput_Bps(rate, c["eff"]))
         sets["server_work"] = f"{work_after(curve, pause) * 1e3:.6g}ms"
+    steps = step_curve(profile, wl)
+    if steps is not None:
+        goodput = goodput_Bps(rate, c["eff"])
+        exposed = (1 - overlap_share(SESSIONS[fname], wl, cap, world, goodput)
+                   if mode == "ddp" else 0.0)
+        pause = worker_pause(profile, mode, world, goodput, exposed)
+        sets["pace"] = f"{1 / work_after(steps, pause):.6f}"
     if mode == "ps-sync":
         nbytes = profile["total_param_bytes"]
         first = first_arrivals().get((rate, world - 1, nbytes))
@@ -574,6 +623,7 @@ def predict_rows(a, configs, models):
                 s = dict(sets)
                 if variant[1]:
                     s.pop("server_work", None)  # the plain model has no host terms
+                    s.pop("pace", None)
                 if mode == "ddp" and variant == ("coarse", False):
                     bw_Bps = goodput_Bps(rate, c["eff"])
                     s["phi"] = f"{overlap_share(profiles, wl, cap, world, bw_Bps):.6f}"
