@@ -79,7 +79,8 @@ SESSIONS = {"session1.jsonl": "profiles", "session2.jsonl": "profiles",
             "session11.jsonl": "profiles/session11", "session12.jsonl": "profiles/session12",
             "session13.jsonl": "profiles/session13", "session14.jsonl": "profiles/session14",
             "session15.jsonl": "profiles/session15", "session16.jsonl": "profiles/session16",
-            "session17.jsonl": "profiles/session17", "session18.jsonl": "profiles/session18"}
+            "session17.jsonl": "profiles/session17", "session18.jsonl": "profiles/session18",
+            "session20.jsonl": "profiles/session20"}
 # The link's comm_cpu measured in the sitting of a profile set; the other sets use the file
 # measured after sessions 1-4. None: the profiles' own comm_cpu (taken with --comm-shape).
 LINK_COMM_CPU = {"profiles/session5": "session5_link_comm_cpu.jsonl", "profiles/session6": None,
@@ -88,7 +89,8 @@ LINK_COMM_CPU = {"profiles/session5": "session5_link_comm_cpu.jsonl", "profiles/
                  "profiles/session11": None, "profiles/session12": None,
                  "profiles/session13": None, "profiles/session14": None,
                  "profiles/session15": None, "profiles/session16": None,
-                 "profiles/session17": None, "profiles/session18": None}
+                 "profiles/session17": None, "profiles/session18": None,
+                 "profiles/session20": None}
 # The one-node oversubscription probe (colocation.py --crowded) for profile sets without one.
 OVERSUBSCRIPTION = "oversubscription.jsonl"
 # The one-node measurement of DDP's own cost (ddp_cost.py) for profile sets without one.
