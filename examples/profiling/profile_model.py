@@ -76,9 +76,10 @@ the other CPUs busy, as a server waits for its next gradient while workers compu
 the stats of the work (it grows with the pause, as the caches lose the server's tensors).
 step_after_pause: the plain step when the process sleeps before it (pauses of 5, 10, 20, 50
 and 100 ms; the first entry, pause 0, the steps back to back that alternate with them, step by
-step, for about 15 s) while copies of the step keep the other CPUs busy, as a rank waits for its parameters or the network between
-two computations: per pause, the stats of the step (it grows with the pause for workloads whose
-step is short, as the caches lose the model's tensors).
+step, for about 15 s) while copies of the step keep the other CPUs busy, as a rank waits for
+its parameters or the network between two computations: per pause, the stats of the step (it
+grows with the pause for workloads whose step is short, as the caches lose the model's
+tensors).
 steady_step_s: the plain step alone as comm_probe's crowded probe times it: the median of eight
 2 s windows spread over about a minute (comm_probe.crowded.lone_step_s). The timed steps above
 last about a second; on a machine whose speed wanders (a shared or virtual one) the long median

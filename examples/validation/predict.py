@@ -268,12 +268,20 @@ def work_after(curve, pause):
     return curve[-1][1]
 
 
+@functools.lru_cache(maxsize=None)
+def step_pauses():
+    """Per workload, the `step_after_pause` of every line of runs/STEP_PAUSE (step_pause.py,
+    one line per pass)."""
+    return {wl: [r["step_after_pause"] for r in rs]
+            for wl, rs in lines_by_workload(STEP_PAUSE).items()}
+
+
 def step_curve(profile, wl):
     """A worker's step after a pause over its step back to back, [(pause_s, ratio)] by pause,
     starting with (0, 1): the profile's `step_after_pause`, else the lines of runs/STEP_PAUSE
     (per pause, the median over them of each line's ratio); None without either."""
     runs = ([profile["step_after_pause"]] if "step_after_pause" in profile else
-            [r["step_after_pause"] for r in lines_by_workload(STEP_PAUSE).get(wl, [])])
+            step_pauses().get(wl, []))
     if not runs:
         return None
     by_pause = {}
@@ -589,13 +597,13 @@ def config_sets(key, c):
     if mode == "ddp":
         sets["cap"] = f"{cap:g}MiB"
     profile = load_profile(SESSIONS[fname], wl)
+    goodput = goodput_Bps(rate, c["eff"])
     curve = pause_curve(profile, wl) if mode != "ddp" else None
     if curve is not None:
-        pause = server_pause(profile, mode, world - 1, goodput_Bps(rate, c["eff"]))
+        pause = server_pause(profile, mode, world - 1, goodput)
         sets["server_work"] = f"{work_after(curve, pause) * 1e3:.6g}ms"
     steps = step_curve(profile, wl)
     if steps is not None:
-        goodput = goodput_Bps(rate, c["eff"])
         exposed = (1 - overlap_share(SESSIONS[fname], wl, cap, world, goodput)
                    if mode == "ddp" else 0.0)
         pause = worker_pause(profile, mode, world, goodput, exposed)
