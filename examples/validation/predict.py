@@ -292,16 +292,17 @@ def step_curve(profile, wl):
     return [(0.0, 1.0)] + sorted((p, statistics.median(v)) for p, v in by_pause.items())
 
 
-def worker_pause(profile, mode, world, goodput, exposed_share):
-    """How long a worker waits between two computations, on the model's own terms: PS async,
-    its gradient's and its parameters' transfers and the server's work between them; PS sync,
-    the N gradients and N parameter tensors through the server's link and the server's work;
-    DDP, the share of the ring all-reduce (2 (N - 1)/N of the gradients at the link's rate)
-    that the backward does not hide (EXPOSED_SHARE, 1 - overlap_share)."""
+def worker_pause(profile, wl, mode, world, goodput, exposed_share):
+    """How long a worker of WL waits between two computations, on the model's own terms: PS
+    async, its gradient's and its parameters' transfers and the server's work between them
+    (back_to_back_work, else the profile's optimizer step); PS sync, the N gradients and N
+    parameter tensors through the server's link and the server's work; DDP, the share of the
+    ring all-reduce (2 (N - 1)/N of the gradients at the link's rate) that the backward does
+    not hide (EXPOSED_SHARE, 1 - overlap_share)."""
     nbytes = profile["total_param_bytes"]
     if mode == "ddp":
         return exposed_share * nbytes * 2 * (world - 1) / world / goodput
-    work = (profile.get("server_update_s") or profile["totals"]["optimizer_s"])["mean"]
+    work = (back_to_back_work(profile, wl) or profile["totals"]["optimizer_s"])["mean"]
     transfers = 2 if mode == "ps-async" else 2 * (world - 1)
     return transfers * nbytes / goodput + work
 
@@ -606,7 +607,7 @@ def config_sets(key, c):
     if steps is not None:
         exposed = (1 - overlap_share(SESSIONS[fname], wl, cap, world, goodput)
                    if mode == "ddp" else 0.0)
-        pause = worker_pause(profile, mode, world, goodput, exposed)
+        pause = worker_pause(profile, wl, mode, world, goodput, exposed)
         sets["pace"] = f"{1 / work_after(steps, pause):.6f}"
     if mode == "ps-sync":
         nbytes = profile["total_param_bytes"]
