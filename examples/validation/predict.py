@@ -80,7 +80,7 @@ SESSIONS = {"session1.jsonl": "profiles", "session2.jsonl": "profiles",
             "session13.jsonl": "profiles/session13", "session14.jsonl": "profiles/session14",
             "session15.jsonl": "profiles/session15", "session16.jsonl": "profiles/session16",
             "session17.jsonl": "profiles/session17", "session18.jsonl": "profiles/session18",
-            "session20.jsonl": "profiles/session20"}
+            "session20.jsonl": "profiles/session20", "session21.jsonl": "profiles/session21"}
 # The link's comm_cpu measured in the sitting of a profile set; the other sets use the file
 # measured after sessions 1-4. None: the profiles' own comm_cpu (taken with --comm-shape).
 LINK_COMM_CPU = {"profiles/session5": "session5_link_comm_cpu.jsonl", "profiles/session6": None,
@@ -90,7 +90,7 @@ LINK_COMM_CPU = {"profiles/session5": "session5_link_comm_cpu.jsonl", "profiles/
                  "profiles/session13": None, "profiles/session14": None,
                  "profiles/session15": None, "profiles/session16": None,
                  "profiles/session17": None, "profiles/session18": None,
-                 "profiles/session20": None}
+                 "profiles/session20": None, "profiles/session21": None}
 # The one-node oversubscription probe (colocation.py --crowded) for profile sets without one.
 OVERSUBSCRIPTION = "oversubscription.jsonl"
 # The one-node measurement of DDP's own cost (ddp_cost.py) for profile sets without one.
@@ -779,6 +779,40 @@ def comm_cpu_from(a, configs):
     print("\n".join(summary(errs)))
 
 
+def idle_share(a, configs):
+    """Every session predicted with the cores of the host reduced by a.idle_share whenever
+    its ranks outnumber its cores, as a scheduler that idles that share of them would (the
+    probe of wake_idle.py measures one on this machine): the summary only. A diagnosis of what
+    such a term would do, not a model of the table."""
+    import tempfile
+    text_of, sets_of = model_text, config_sets
+
+    def reduced(profile, table, wl, *args, **kw):
+        text = text_of(profile, table, wl, *args, **kw)
+        host = f"host h {{ cores = {wl}_cores;"
+        if host in text:
+            return text.replace(host, "param idle_share = 0;\n"
+                                f"host h {{ cores = {wl}_cores * (1 - idle_share);")
+        return text + "\nparam idle_share = 0;  // no host: unused\n"
+
+    def crowded(key, c):
+        sets = sets_of(key, c)
+        cores = load_profile(SESSIONS[key[0]], key[2])["comm_probe"]["cores"]
+        if key[3] > cores:
+            sets["idle_share"] = f"{a.idle_share:g}"
+        return sets
+
+    module = sys.modules[__name__]
+    module.model_text, module.config_sets = reduced, crowded
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            models = write_all_models(a.sgdnet, configs, tmp)
+            _, errs = predict_rows(a, configs, models)
+    finally:
+        module.model_text, module.config_sets = text_of, sets_of
+    print("\n".join(summary(errs)))
+
+
 def ps_sync_bracket(a, configs):
     """The PS sync configurations of the development set predicted by the fine model with the
     server's messages sharing its link equally (TCP's ideal), with the fan-out check's unequal
@@ -829,6 +863,10 @@ def main():
                     help="predict the PS sync configurations of sessions 1 and 2 with equal, "
                          "measured and one-at-a-time sharing of the server's link; prints a "
                          "table and leaves README.md and models/ alone")
+    ap.add_argument("--idle-share", type=float, metavar="SHARE",
+                    help="predict every session with the host's cores reduced by SHARE (e.g. "
+                         "0.04) wherever the ranks outnumber them; prints the summary and "
+                         "leaves README.md and models/ alone")
     a = ap.parse_args()
     configs = load_configs()
     if a.check:
@@ -837,6 +875,8 @@ def main():
         return ps_sync_bracket(a, configs)
     if a.comm_cpu_from:
         return comm_cpu_from(a, configs)
+    if a.idle_share is not None:
+        return idle_share(a, configs)
     models = write_all_models(a.sgdnet, configs, os.path.join(HERE, "models"))
     rows, errs = predict_rows(a, configs, models)
     lines = ["| set | mode | workload | world | link | cap | measured steps/s | fine | err | "
