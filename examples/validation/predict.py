@@ -398,12 +398,13 @@ def host_terms(table, wl):
 
 
 def model_text(profile, table, wl, mode, gran, plain, link, comm_from=None,
-               ps_sync_sharing="fair"):
+               ps_sync_sharing="fair", idle_share=False):
     """One model: the imported profile (PROFILE, its JSON, and TABLE, its import), then the
     testbed's training system; LINK is the file of runs/ that holds the link's comm_cpu, or
     COMM_FROM a folder of profiles whose own comm_cpu the model takes instead.
     PS_SYNC_SHARING is how the PS sync messages share a link direction (fair, as TCP streams
-    ideally do, unless told)."""
+    ideally do, unless told). With IDLE_SHARE, the host's cores are reduced by a `param
+    idle_share` (0 unless set)."""
     hosted = not plain
     link_cpu = link_comm_cpu(link).get(wl) if hosted and not comm_from else None
     source = (f"// Compute that the emulated link's traffic takes from busy cores, per byte at\n"
@@ -423,7 +424,9 @@ def model_text(profile, table, wl, mode, gran, plain, link, comm_from=None,
              table, "// ---- the testbed's training system ----", HEADER]
     if hosted:
         terms, lets = host_terms(table, wl)
-        lines.append(lets + f"host h {{ cores = {wl}_cores;{terms} }}  "
+        cores = f"{wl}_cores * (1 - idle_share)" if idle_share else f"{wl}_cores"
+        lines.append(lets + ("param idle_share = 0;\n" if idle_share else "") +
+                     f"host h {{ cores = {cores};{terms} }}  "
                      f"// every rank on the one machine\n")
     if link_cpu is not None:
         lines.append(source + f"let link_comm_cpu = {link_cpu * 1e9:.4g} ns / 1 B;\n")
@@ -488,7 +491,8 @@ def models_folder(profiles, root=os.path.join(HERE, "models")):
     return os.path.join(root, os.path.relpath(profiles, "profiles"))
 
 
-def write_models(sgdnet, wl, folder, profiles, comm_from=None, ps_sync_sharing="fair"):
+def write_models(sgdnet, wl, folder, profiles, comm_from=None, ps_sync_sharing="fair",
+                 idle_share=False):
     table = run([sgdnet, "import-profile", os.path.join(HERE, profiles, f"{wl}_layers.json"),
                  "--name", wl])
     profile = load_profile(profiles, wl)
@@ -500,7 +504,7 @@ def write_models(sgdnet, wl, folder, profiles, comm_from=None, ps_sync_sharing="
             path = os.path.join(folder, name)
             with open(path, "w") as f:
                 f.write(model_text(profile, table, wl, mode, gran, plain, link_file(profiles),
-                                   comm_from, ps_sync_sharing))
+                                   comm_from, ps_sync_sharing, idle_share))
             paths[(mode, gran, plain)] = path
     return paths
 
@@ -624,19 +628,24 @@ def development_set(configs):
     return {k: c for k, c in configs.items() if k[0] in ("session1.jsonl", "session2.jsonl")}
 
 
-def predict_rows(a, configs, models):
-    """The table's rows, one per configuration, and the signed errors per column."""
+def predict_rows(a, configs, models, idle_share=None):
+    """The table's rows, one per configuration, and the signed errors per column. With
+    IDLE_SHARE (models written with idle_share), it is set wherever the ranks outnumber the
+    host's cores."""
     jobs = {}
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
         for key, c in sorted(configs.items(), key=row_key):
             fname, mode, wl, world, rate, cap = key
             profiles = SESSIONS[fname]
             sets = config_sets(key, c)
+            if idle_share is not None and world > load_profile(profiles, wl)["comm_probe"]["cores"]:
+                sets["idle_share"] = f"{idle_share:g}"
             for variant in (("fine", False), ("coarse", False), ("fine", True)):
                 s = dict(sets)
                 if variant[1]:
                     s.pop("server_work", None)  # the plain model has no host terms
                     s.pop("pace", None)
+                    s.pop("idle_share", None)
                 if mode == "ddp" and variant == ("coarse", False):
                     bw_Bps = goodput_Bps(rate, c["eff"])
                     s["phi"] = f"{overlap_share(profiles, wl, cap, world, bw_Bps):.6f}"
@@ -661,7 +670,8 @@ def predict_rows(a, configs, models):
     return rows, errs
 
 
-def write_all_models(sgdnet, configs, root, comm_from=None, ps_sync_sharing="fair"):
+def write_all_models(sgdnet, configs, root, comm_from=None, ps_sync_sharing="fair",
+                     idle_share=False):
     """The models of every (profile folder, workload) that `configs` needs, written under
     `root` as models_folder() places them; returns their paths by (profile folder, workload).
     With `comm_from`, every model takes the comm_cpu of that folder's profiles."""
@@ -670,7 +680,7 @@ def write_all_models(sgdnet, configs, root, comm_from=None, ps_sync_sharing="fai
         folder = models_folder(profiles, root)
         os.makedirs(folder, exist_ok=True)
         models[profiles, wl] = write_models(sgdnet, wl, folder, profiles, comm_from,
-                                            ps_sync_sharing)
+                                            ps_sync_sharing, idle_share)
     return models
 
 
@@ -787,31 +797,9 @@ def idle_share(a, configs):
     probe of wake_idle.py measures one on this machine): the summary only. A diagnosis of what
     such a term would do, not a model of the table."""
     import tempfile
-    text_of, sets_of = model_text, config_sets
-
-    def reduced(profile, table, wl, *args, **kw):
-        text = text_of(profile, table, wl, *args, **kw)
-        host = f"host h {{ cores = {wl}_cores;"
-        if host in text:
-            return text.replace(host, "param idle_share = 0;\n"
-                                f"host h {{ cores = {wl}_cores * (1 - idle_share);")
-        return text + "\nparam idle_share = 0;  // no host: unused\n"
-
-    def crowded(key, c):
-        sets = sets_of(key, c)
-        cores = load_profile(SESSIONS[key[0]], key[2])["comm_probe"]["cores"]
-        if key[3] > cores:
-            sets["idle_share"] = f"{a.idle_share:g}"
-        return sets
-
-    module = sys.modules[__name__]
-    module.model_text, module.config_sets = reduced, crowded
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            models = write_all_models(a.sgdnet, configs, tmp)
-            _, errs = predict_rows(a, configs, models)
-    finally:
-        module.model_text, module.config_sets = text_of, sets_of
+    with tempfile.TemporaryDirectory() as tmp:
+        models = write_all_models(a.sgdnet, configs, tmp, idle_share=True)
+        _, errs = predict_rows(a, configs, models, a.idle_share)
     print("\n".join(summary(errs)))
 
 
