@@ -19,19 +19,21 @@
 # workload; profiles/SESSION_after/ brackets the runs from the other side. The pinned check
 # (one `sgdnet run` of examples/repairman.sgdnet on each core alone, wall seconds) is a
 # record of the machine's speed, appended to runs/SESSION_speed.jsonl with the step it
-# precedes. Needs root, a built build/cli/sgdnet and Debian's python3-torch; run it on an
-# otherwise idle machine.
+# precedes. RESUME=1 continues a sitting that stopped: no guard before, and the workloads
+# that runs/SESSION.jsonl already holds are left out. Needs root, a built build/cli/sgdnet
+# and Debian's python3-torch; run it on an otherwise idle machine.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
-[[ $# -ge 1 && -n "${TESTBED:-}" ]] || { sed -n 2,23p "$0" >&2; exit 2; }
+[[ $# -ge 1 && -n "${TESTBED:-}" ]] || { sed -n 2,25p "$0" >&2; exit 2; }
 SESSION="$1"; PY="${2:-/usr/bin/python3}"
 CONFIGS="$HERE/$SESSION.configs"; TESTBED="$(readlink -f "$TESTBED")"
 SGDNET="$ROOT/build/cli/sgdnet"
 RUNS="$HERE/runs/$SESSION.jsonl"; SPEED="$HERE/runs/${SESSION}_speed.jsonl"
 [[ -f "$CONFIGS" && -x "$SGDNET" && -x "$TESTBED/run_configs.sh" ]] ||
   { echo "sitting.sh: need $CONFIGS, $SGDNET and $TESTBED/run_configs.sh" >&2; exit 2; }
-[[ ! -e "$RUNS" ]] || { echo "sitting.sh: $RUNS exists; a sitting writes it anew" >&2; exit 2; }
+[[ -n "${RESUME:-}" || ! -e "$RUNS" ]] ||
+  { echo "sitting.sh: $RUNS exists; a sitting writes it anew (RESUME=1 continues it)" >&2; exit 2; }
 export WORKLOAD_PATH="$HERE/workloads"
 WORK="$(mktemp -d)"; trap 'rm -rf "$WORK"' EXIT
 say() { echo "[$(date +%H:%M:%S)] $*"; }
@@ -73,10 +75,16 @@ print(json.load(open(sys.argv[1]))["total_param_bytes"])' "$HERE/profiles/$SESSI
   "$TESTBED/netns.sh" down "$2" > /dev/null
 }
 
-pinned guard
-guard before
+if [[ -z "${RESUME:-}" ]]; then
+  pinned guard
+  guard before
+fi
 for spec in $(awk '!/^#/ && NF >= 4 { print $3 }' "$CONFIGS" | awk '!seen[$0]++'); do
   name="${spec%%:*}"
+  if [[ -e "$RUNS" ]] && grep -q "\"workload\": \"$spec\"" "$RUNS"; then
+    say "$name: measured already"
+    continue
+  fi
   pinned "profile $name"
   ONLY="$name" "$HERE/profile_all.sh" "$PY" "profiles/$SESSION" --comm-shape
   awk -v w="$spec" '!/^#/ && $3 == w' "$CONFIGS" > "$WORK/$name.configs"
