@@ -53,6 +53,7 @@ Usage (from the repository root, after building):
   python3 examples/validation/predict.py [--sgdnet build/cli/sgdnet] [--jobs 2]
   python3 examples/validation/predict.py --comm-cpu-from profiles/comm_shape   # summary only
   python3 examples/validation/predict.py --ps-sync-bracket                     # table only
+  python3 examples/validation/predict.py --bracket                             # table and summary
 """
 
 import argparse
@@ -81,7 +82,10 @@ SESSIONS = {"session1.jsonl": "profiles", "session2.jsonl": "profiles",
             "session15.jsonl": "profiles/session15", "session16.jsonl": "profiles/session16",
             "session17.jsonl": "profiles/session17", "session18.jsonl": "profiles/session18",
             "session20.jsonl": "profiles/session20", "session21.jsonl": "profiles/session21",
-            "session22.jsonl": "profiles/session22"}
+            "session22.jsonl": "profiles/session22", "session23.jsonl": "profiles/session23"}
+# Profiles of a workload taken again right after its runs (sitting.sh): a bracket of the
+# profiles above, predicted from by --bracket only.
+BRACKETS = {"session23.jsonl": "profiles/session23_after"}
 # The link's comm_cpu measured in the sitting of a profile set; the other sets use the file
 # measured after sessions 1-4. None: the profiles' own comm_cpu (taken with --comm-shape).
 LINK_COMM_CPU = {"profiles/session5": "session5_link_comm_cpu.jsonl", "profiles/session6": None,
@@ -92,7 +96,8 @@ LINK_COMM_CPU = {"profiles/session5": "session5_link_comm_cpu.jsonl", "profiles/
                  "profiles/session15": None, "profiles/session16": None,
                  "profiles/session17": None, "profiles/session18": None,
                  "profiles/session20": None, "profiles/session21": None,
-                 "profiles/session22": None}
+                 "profiles/session22": None, "profiles/session23": None,
+                 "profiles/session23_after": None}
 # The one-node oversubscription probe (colocation.py --crowded) for profile sets without one.
 OVERSUBSCRIPTION = "oversubscription.jsonl"
 # The one-node measurement of DDP's own cost (ddp_cost.py) for profile sets without one.
@@ -594,16 +599,17 @@ def share_ratio(first, k):
     return max(hi, 1e-3)
 
 
-def config_sets(key, c):
+def config_sets(key, c, sessions=SESSIONS):
     """The `--set` values of one configuration: workers, link rate and TCP efficiency, the
     bucket cap for DDP, and for PS sync the share ratio of the server's link, from the fan-out
-    check of the same rate, receivers and bytes (1 without one)."""
+    check of the same rate, receivers and bytes (1 without one). SESSIONS maps each
+    measurement file to the profiles it is predicted from."""
     fname, mode, wl, world, rate, cap = key
     sets = {"N": world - 1 if mode != "ddp" else world,
             "bw": f"{nominal_mbps(rate):g}Mbps", "eff": f"{c['eff'][rate]:.6f}"}
     if mode == "ddp":
         sets["cap"] = f"{cap:g}MiB"
-    profile = load_profile(SESSIONS[fname], wl)
+    profile = load_profile(sessions[fname], wl)
     goodput = goodput_Bps(rate, c["eff"])
     curve = pause_curve(profile, wl) if mode != "ddp" else None
     if curve is not None:
@@ -611,7 +617,7 @@ def config_sets(key, c):
         sets["server_work"] = f"{work_after(curve, pause) * 1e3:.6g}ms"
     steps = step_curve(profile, wl)
     if steps is not None:
-        exposed = (1 - overlap_share(SESSIONS[fname], wl, cap, world, goodput)
+        exposed = (1 - overlap_share(sessions[fname], wl, cap, world, goodput)
                    if mode == "ddp" else 0.0)
         pause = worker_pause(profile, wl, mode, world, goodput, exposed)
         sets["pace"] = f"{1 / work_after(steps, pause):.6f}"
@@ -628,16 +634,16 @@ def development_set(configs):
     return {k: c for k, c in configs.items() if k[0] in ("session1.jsonl", "session2.jsonl")}
 
 
-def predict_rows(a, configs, models, idle_share=None):
-    """The table's rows, one per configuration, and the signed errors per column. With
-    IDLE_SHARE (models written with idle_share), it is set wherever the ranks outnumber the
-    host's cores."""
+def predict_rows(a, configs, models, idle_share=None, sessions=SESSIONS):
+    """The table's rows, one per configuration, and the signed errors per column, keyed by
+    (profile folder, column) in the rows' order. With IDLE_SHARE (models written with
+    idle_share), it is set wherever the ranks outnumber the host's cores."""
     jobs = {}
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
         for key, c in sorted(configs.items(), key=row_key):
             fname, mode, wl, world, rate, cap = key
-            profiles = SESSIONS[fname]
-            sets = config_sets(key, c)
+            profiles = sessions[fname]
+            sets = config_sets(key, c, sessions)
             if idle_share is not None and world > load_profile(profiles, wl)["comm_probe"]["cores"]:
                 sets["idle_share"] = f"{idle_share:g}"
             for variant in (("fine", False), ("coarse", False), ("fine", True)):
@@ -661,7 +667,7 @@ def predict_rows(a, configs, models, idle_share=None):
                                (("fine", True), "plain")):
             est = jobs[(key, variant)].result()
             err = (est["mean"] - m) / m
-            errs.setdefault((SESSIONS[fname], label), []).append(err)
+            errs.setdefault((sessions[fname], label), []).append(err)
             cells += [f"{est['mean']:.4g}", f"{err:+.1%}"]
         runs = ", ".join(f"{x:.4g}" for x in c["runs"])
         rows.append(f"| {fname.replace('.jsonl', '')} | {mode} | {wl} | {world} | {rate} | "
@@ -671,12 +677,12 @@ def predict_rows(a, configs, models, idle_share=None):
 
 
 def write_all_models(sgdnet, configs, root, comm_from=None, ps_sync_sharing="fair",
-                     idle_share=False):
+                     idle_share=False, sessions=SESSIONS):
     """The models of every (profile folder, workload) that `configs` needs, written under
     `root` as models_folder() places them; returns their paths by (profile folder, workload).
     With `comm_from`, every model takes the comm_cpu of that folder's profiles."""
     models = {}
-    for profiles, wl in sorted({(SESSIONS[k[0]], k[2]) for k in configs}):
+    for profiles, wl in sorted({(sessions[k[0]], k[2]) for k in configs}):
         folder = models_folder(profiles, root)
         os.makedirs(folder, exist_ok=True)
         models[profiles, wl] = write_models(sgdnet, wl, folder, profiles, comm_from,
@@ -803,6 +809,57 @@ def idle_share(a, configs):
     print("\n".join(summary(errs)))
 
 
+def bracket(a, configs):
+    """The sessions of BRACKETS predicted twice, from the profiles taken right before each
+    workload's runs (the table's) and from those taken again right after them: each
+    configuration's measured steps/s, both fine and coarse predictions and their errors, each
+    workload's step and steady step in the two profiles, and the summaries. Whether the
+    machine changed speed between a workload's profile and its runs shows as a spread between
+    the two. A diagnosis; the table predicts from the profiles before."""
+    import tempfile
+    sub = {k: c for k, c in configs.items() if k[0] in BRACKETS}
+    after = {f: BRACKETS[f] for f in {k[0] for k in sub}}
+    with tempfile.TemporaryDirectory() as tmp:
+        models = write_all_models(a.sgdnet, sub, os.path.join(tmp, "before"))
+        _, errs = predict_rows(a, sub, models)
+        models = write_all_models(a.sgdnet, sub, os.path.join(tmp, "after"), sessions=after)
+        _, errs_after = predict_rows(a, sub, models, sessions=after)
+    errs.update(errs_after)
+    print("| set | mode | workload | world | link | cap | measured steps/s | fine, before | "
+          "fine, after | coarse, before | coarse, after |\n|---|---|---|---|---|---|---|---|---|"
+          "---|---|")
+    keys = sorted(sub.items(), key=row_key)
+    for i, (key, c) in enumerate(keys):
+        fname, mode, wl, world, rate, cap = key
+        cells = [f"{errs[profiles, label][i]:+.1%}" for label in ("fine", "coarse")
+                 for profiles in (SESSIONS[fname], after[fname])]
+        print(f"| {fname.replace('.jsonl', '')} | {mode} | {wl} | {world} | {rate} | "
+              f"{'' if cap is None else f'{cap:g} MiB'} | {statistics.fmean(c['runs']):.4g} | "
+              + " | ".join(cells) + " |")
+    print("\n| profiles | workload | step, ms | steady step, ms |\n|---|---|---|---|")
+    for profiles, wl in sorted({(p[k[0]], k[2]) for k in sub for p in (SESSIONS, after)}):
+        prof = load_profile(profiles, wl)
+        steady = prof.get("steady_step_s")
+        print(f"| {profiles} | {wl} | {1e3 * prof['totals']['step_s']['mean']:.1f} | "
+              f"{'' if steady is None else f'{1e3 * steady:.1f}'} |")
+    print()
+    for profiles in sorted({p for p, _ in errs}):
+        for label in ("fine", "coarse"):
+            err = errs[profiles, label]
+            e = [abs(x) for x in err]
+            print(f"- {profiles}/, {label}: median |error| {statistics.median(e):.1%}, max "
+                  f"{max(e):.1%}, mean signed error {statistics.fmean(err):+.1%} "
+                  f"({len(e)} configurations)")
+    for label in ("fine", "coarse"):
+        pairs = [(errs[SESSIONS[k[0]], label][i], errs[after[k[0]], label][i])
+                 for i, (k, _) in enumerate(keys)]
+        between = sum(1 for x, y in pairs if min(x, y) <= 0 <= max(x, y))
+        spread = [abs(x - y) for x, y in pairs]
+        print(f"- {label}: the measurement between the two predictions in {between} of "
+              f"{len(pairs)}; spread between them median {statistics.median(spread):.1%}, max "
+              f"{max(spread):.1%}")
+
+
 def ps_sync_bracket(a, configs):
     """The PS sync configurations of the development set predicted by the fine model with the
     server's messages sharing its link equally (TCP's ideal), with the fan-out check's unequal
@@ -853,6 +910,10 @@ def main():
                     help="predict the PS sync configurations of sessions 1 and 2 with equal, "
                          "measured and one-at-a-time sharing of the server's link; prints a "
                          "table and leaves README.md and models/ alone")
+    ap.add_argument("--bracket", action="store_true",
+                    help="predict the sessions profiled again after their runs (sitting.sh) "
+                         "from both profile sets; prints a table and the summaries and leaves "
+                         "README.md and models/ alone")
     ap.add_argument("--idle-share", type=float, metavar="SHARE",
                     help="predict every session with the host's cores reduced by SHARE (e.g. "
                          "0.04) wherever the ranks outnumber them; prints the summary and "
@@ -867,6 +928,8 @@ def main():
         return comm_cpu_from(a, configs)
     if a.idle_share is not None:
         return idle_share(a, configs)
+    if a.bracket:
+        return bracket(a, configs)
     models = write_all_models(a.sgdnet, configs, os.path.join(HERE, "models"))
     rows, errs = predict_rows(a, configs, models)
     lines = ["| set | mode | workload | world | link | cap | measured steps/s | fine | err | "
