@@ -103,12 +103,12 @@ def _rank_main(rank, port, threads, sizes, reps, results, stop):
     dist.destroy_process_group()
 
 
-def _wait_until(t):
+def wait_until(t):
     while time.perf_counter() < t:
         time.sleep(0.0005)
 
 
-def _copy_main(workload, threads, windows, results, cpus=None):
+def _copy_main(windows, results, workload, threads, cpus=None):
     """One copy of the training step (on the CPUs `cpus` when given): for each window (start,
     end) it receives, the mean of the steps that began and ended inside it."""
     import torch
@@ -124,7 +124,7 @@ def _copy_main(workload, threads, windows, results, cpus=None):
         profile_model.one_step(model, opt, loss_fn, x, y)
     results.put("ready")
     while (w := windows.get()) is not None:
-        _wait_until(w[0])
+        wait_until(w[0])
         times = []
         while (t0 := time.perf_counter()) < w[1]:
             profile_model.one_step(model, opt, loss_fn, x, y)
@@ -133,20 +133,28 @@ def _copy_main(workload, threads, windows, results, cpus=None):
         results.put(statistics.fmean(times) if times else float("nan"))
 
 
-def start_copies(workload, threads, count, groups=None):
-    """Starts `count` copies of the training step (_copy_main; copy i pinned to the CPUs
-    `groups[i]` when given) and returns their (windows, results) queue pairs and processes once
-    every copy is ready. End them with stop_copies()."""
+def start_processes(target, args):
+    """Starts one process per tuple of `args`, each calling target(orders, results, *that
+    tuple) with a queue of orders and one of results, and returns their (orders, results) queue
+    pairs and processes once every one has put its first result (that it is ready). End them
+    with stop_copies(), which sends each None as its last order."""
     ctx = mp.get_context("spawn")
-    queues = [(ctx.Queue(), ctx.Queue()) for _ in range(count)]
-    procs = [ctx.Process(target=_copy_main,
-                         args=(workload, threads, w, r) + ((groups[i],) if groups else ()))
-             for i, (w, r) in enumerate(queues)]
+    queues = [(ctx.Queue(), ctx.Queue()) for _ in args]
+    procs = [ctx.Process(target=target, args=(o, r) + tuple(extra))
+             for (o, r), extra in zip(queues, args)]
     for p in procs:
         p.start()
     for _, r in queues:
         r.get()
     return queues, procs
+
+
+def start_copies(workload, threads, count, groups=None):
+    """Starts `count` copies of the training step (_copy_main; copy i pinned to the CPUs
+    `groups[i]` when given) and returns their (windows, results) queue pairs and processes once
+    every copy is ready. End them with stop_copies()."""
+    return start_processes(_copy_main, [(workload, threads) + ((groups[i],) if groups else ())
+                                        for i in range(count)])
 
 
 def stop_copies(queues, procs):
@@ -174,7 +182,7 @@ def _paced_rank(rank, addr, port, size, every, threads):
     print("ready", flush=True)
     for line in sys.stdin:
         start, end = map(float, line.split())
-        _wait_until(start)
+        wait_until(start)
         count, due, cpu0 = 0, start, time.process_time()
         while due < end:
             dist.all_reduce(t)
@@ -264,14 +272,8 @@ def beside_busy_cores(workload, threads=1, size=1 << 20, every=0.01, window=2.0,
         return r
     slots = max(1, len(os.sched_getaffinity(0)) // threads)
     copies = copies or slots
-    ctx = mp.get_context("spawn")
-    queues = [(ctx.Queue(), ctx.Queue()) for _ in range(copies)]
-    procs = [ctx.Process(target=_copy_main, args=(workload, threads, w, r)) for w, r in queues]
-    for p in procs:
-        p.start()
+    queues, procs = start_copies(workload, threads, copies)
     ranks = _start_paced_ranks(netns, addr, port, size, every, threads)
-    for _, r in queues:
-        r.get()
     byte_ends = 4 * size
     lost, own = [], []
     for k in range(rounds):
@@ -292,13 +294,10 @@ def beside_busy_cores(workload, threads=1, size=1 << 20, every=0.01, window=2.0,
         own.append(sum(c for _, c in counts) / n / byte_ends)
         if report:
             report(k, step[False], step[True], n, lost[-1], own[-1])
-    for w, _ in queues:
-        w.put(None)
+    stop_copies(queues, procs)
     for r in ranks:
         r.stdin.close()
         r.wait()
-    for p in procs:
-        p.join()
     return {"copies": copies, "threads_per_copy": threads, "bytes": size, "every_s": every,
             "window_s": window, "transport": "netns " + ",".join(netns) if netns else "loopback",
             "lost_s_per_byte_end": statistics.median(lost), "rounds_lost_s_per_byte_end": lost,

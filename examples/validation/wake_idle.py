@@ -24,7 +24,6 @@ import argparse
 import datetime
 import json
 import math
-import multiprocessing as mp
 import os
 import random
 import statistics
@@ -34,10 +33,11 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "profiling"))
 
+import comm_probe  # noqa: E402
 import profile_model  # noqa: E402
 
 
-def copy_main(args, orders, results):
+def copy_main(orders, results, args):
     """One copy: for each (start, end, mean pause) it receives, steps and sleeps until end and
     returns (whole steps, their CPU seconds)."""
     model, x, y, loss_fn, make_opt = profile_model.one_rank_workload(args)
@@ -48,8 +48,7 @@ def copy_main(args, orders, results):
     results.put("ready")
     while (order := orders.get()) is not None:
         start, end, pause = order
-        while time.perf_counter() < start:
-            time.sleep(0.0005)
+        comm_probe.wait_until(start)
         steps, cpu0 = 0, time.process_time()
         cpu = cpu0
         while time.perf_counter() < end:
@@ -99,13 +98,7 @@ def main():
     a = ap.parse_args()
     ks = [int(v) for v in a.copies.split(",")]
     cores = len(os.sched_getaffinity(0))
-    ctx = mp.get_context("spawn")
-    queues = [(ctx.Queue(), ctx.Queue()) for _ in range(max(ks))]
-    procs = [ctx.Process(target=copy_main, args=(a, o, r)) for o, r in queues]
-    for p in procs:
-        p.start()
-    for _, r in queues:
-        r.get()
+    queues, procs = comm_probe.start_processes(copy_main, [(a,)] * max(ks))
     windows = []
     for rnd in range(a.rounds):
         for k in (ks if rnd % 2 == 0 else ks[::-1]):
@@ -120,10 +113,7 @@ def main():
             windows.append({"copies": k, "round": rnd, "steps_per_s": x, "cpu_per_step_s": step,
                             "product_form_steps_per_s": exact, "ratio": x / exact,
                             "cores_equivalent": cores_equivalent(k, step, a.pause, x, cores)})
-    for o, _ in queues:
-        o.put(None)
-    for p in procs:
-        p.join()
+    comm_probe.stop_copies(queues, procs)
     per_k = {}
     for k in ks:
         mine = [w for w in windows if w["copies"] == k]
