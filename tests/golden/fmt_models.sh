@@ -2,10 +2,14 @@
 # `sgdnet fmt` on every .sgdnet under models/ and examples/: formatting twice gives the text of
 # formatting once, and the formatted file (rewritten with -i in a copy of the tree) compiles to
 # the same net as the original (and exits the same way).
-#   fmt_models.sh SGDNET REPO_ROOT
+#   fmt_models.sh SGDNET REPO_ROOT [--skip-subfolders DIR]
+# With --skip-subfolders, the files in the folders below DIR (a path under REPO_ROOT) are left
+# out; those directly in DIR stay.
 set -u
 sgdnet=$1
 root=$2
+skip=
+if [ "${3:-}" = --skip-subfolders ]; then skip="${4%/}/"; fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -r "$root/models" "$root/examples" "$work/"
@@ -37,7 +41,8 @@ while IFS= read -r f; do
         failures=$((failures + 1))
     fi
     if cmp -s "$f" "$copy"; then :; else changed=$((${changed:-0} + 1)); fi
-done < <(find models examples -name '*.sgdnet' | sort)
+done < <(find models examples -name '*.sgdnet' | sort |
+          awk -v d="$skip" 'd == "" || index($0, d) != 1 || index(substr($0, length(d) + 1), "/") == 0')
 if [ "$count" -lt 20 ]; then
     echo "FAIL: only $count .sgdnet files found under $root/models and $root/examples"
     exit 1
