@@ -45,6 +45,7 @@ cost of taking turns, the host's `oversubscription` (each copy slowed by 1 + o·
 import contextlib
 import multiprocessing as mp
 import os
+import queue
 import re
 import statistics
 import subprocess
@@ -136,16 +137,26 @@ def _copy_main(windows, results, workload, threads, cpus=None):
 def start_processes(target, args):
     """Starts one process per tuple of `args`, each calling target(orders, results, *that
     tuple) with a queue of orders and one of results, and returns their (orders, results) queue
-    pairs and processes once every one has put its first result (that it is ready). End them
-    with stop_copies(), which sends each None as its last order."""
+    pairs and processes once every one has put its first result (that it is ready); if one ends
+    before, the others are stopped and RuntimeError raised. End them with stop_copies(), which
+    sends each None as its last order."""
     ctx = mp.get_context("spawn")
     queues = [(ctx.Queue(), ctx.Queue()) for _ in args]
     procs = [ctx.Process(target=target, args=(o, r) + tuple(extra))
              for (o, r), extra in zip(queues, args)]
     for p in procs:
         p.start()
-    for _, r in queues:
-        r.get()
+    for (_, r), p in zip(queues, procs):
+        while True:
+            try:
+                r.get(timeout=1)
+                break
+            except queue.Empty:
+                if not p.is_alive():
+                    for q in procs:
+                        q.terminate()
+                    raise RuntimeError(f"a probe process ended (exit code {p.exitcode}) "
+                                       "before it was ready; its error is above") from None
     return queues, procs
 
 
