@@ -108,6 +108,9 @@ SERVER_WORK = "server_work.jsonl"
 SERVER_PAUSE = "server_pause.jsonl"
 # A worker's step after pauses (step_pause.py), for profile sets without one.
 STEP_PAUSE = "step_pause.jsonl"
+# The compute lost per byte beside k copies of the step (comm_beside_compute.py --copies k),
+# for --crowded-comm-cpu.
+CROWDED_COMM_CPU = "crowded_comm_cpu.jsonl"
 WORKLOADS = {"mlp": "mlp", "resnet18": "resnet18", "mobilenet_v2": "mobilenet_v2",
              "tiny_transformer:build": "tiny_transformer", "gru_lm:build": "gru_lm",
              "shufflenet:build": "shufflenet", "dlrm_small:build": "dlrm_small",
@@ -403,13 +406,14 @@ def host_terms(table, wl):
 
 
 def model_text(profile, table, wl, mode, gran, plain, link, comm_from=None,
-               ps_sync_sharing="fair", idle_share=False):
+               ps_sync_sharing="fair", knobs=()):
     """One model: the imported profile (PROFILE, its JSON, and TABLE, its import), then the
     testbed's training system; LINK is the file of runs/ that holds the link's comm_cpu, or
     COMM_FROM a folder of profiles whose own comm_cpu the model takes instead.
     PS_SYNC_SHARING is how the PS sync messages share a link direction (fair, as TCP streams
-    ideally do, unless told). With IDLE_SHARE, the host's cores are reduced by a `param
-    idle_share` (0 unless set)."""
+    ideally do, unless told). KNOBS names parameters of a diagnosis that the model declares,
+    each without effect unless set: `idle_share` (0) reduces the host's cores by that share,
+    `comm_scale` (1) multiplies comm_cpu."""
     hosted = not plain
     link_cpu = link_comm_cpu(link).get(wl) if hosted and not comm_from else None
     source = (f"// Compute that the emulated link's traffic takes from busy cores, per byte at\n"
@@ -429,8 +433,10 @@ def model_text(profile, table, wl, mode, gran, plain, link, comm_from=None,
              table, "// ---- the testbed's training system ----", HEADER]
     if hosted:
         terms, lets = host_terms(table, wl)
-        cores = f"{wl}_cores * (1 - idle_share)" if idle_share else f"{wl}_cores"
-        lines.append(lets + ("param idle_share = 0;\n" if idle_share else "") +
+        idle = "idle_share" in knobs
+        cores = f"{wl}_cores * (1 - idle_share)" if idle else f"{wl}_cores"
+        lines.append(lets + ("param idle_share = 0;\n" if idle else "") +
+                     ("param comm_scale = 1;\n" if "comm_scale" in knobs else "") +
                      f"host h {{ cores = {cores};{terms} }}  "
                      f"// every rank on the one machine\n")
     if link_cpu is not None:
@@ -478,7 +484,8 @@ def model_text(profile, table, wl, mode, gran, plain, link, comm_from=None,
             t.append("  share_ratio = ratio;   // TCP's unequal shares of the server's link")
     if hosted:
         cpu = "link_comm_cpu" if link_cpu is not None else f"{wl}_comm_cpu"
-        t += [f"  message_overhead = {wl}_message_overhead;", f"  comm_cpu = {cpu};"]
+        scale = " * comm_scale" if "comm_scale" in knobs else ""
+        t += [f"  message_overhead = {wl}_message_overhead;", f"  comm_cpu = {cpu}{scale};"]
         if mode != "ddp":
             t.append("  protocol = rendezvous;  // gloo's send/recv: data moves once received")
         if mode == "ddp":
@@ -497,7 +504,7 @@ def models_folder(profiles, root=os.path.join(HERE, "models")):
 
 
 def write_models(sgdnet, wl, folder, profiles, comm_from=None, ps_sync_sharing="fair",
-                 idle_share=False):
+                 knobs=()):
     table = run([sgdnet, "import-profile", os.path.join(HERE, profiles, f"{wl}_layers.json"),
                  "--name", wl])
     profile = load_profile(profiles, wl)
@@ -509,7 +516,7 @@ def write_models(sgdnet, wl, folder, profiles, comm_from=None, ps_sync_sharing="
             path = os.path.join(folder, name)
             with open(path, "w") as f:
                 f.write(model_text(profile, table, wl, mode, gran, plain, link_file(profiles),
-                                   comm_from, ps_sync_sharing, idle_share))
+                                   comm_from, ps_sync_sharing, knobs))
             paths[(mode, gran, plain)] = path
     return paths
 
@@ -634,24 +641,24 @@ def development_set(configs):
     return {k: c for k, c in configs.items() if k[0] in ("session1.jsonl", "session2.jsonl")}
 
 
-def predict_rows(a, configs, models, idle_share=None, sessions=SESSIONS):
+def predict_rows(a, configs, models, extra=None, sessions=SESSIONS):
     """The table's rows, one per configuration, and the signed errors per column, keyed by
-    (profile folder, column) in the rows' order. With IDLE_SHARE (models written with
-    idle_share), it is set wherever the ranks outnumber the host's cores."""
+    (profile folder, column) in the rows' order. EXTRA(key, config), when given, returns
+    more `--set` values for the models with host terms (the knobs of write_all_models)."""
     jobs = {}
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
         for key, c in sorted(configs.items(), key=row_key):
             fname, mode, wl, world, rate, cap = key
             profiles = sessions[fname]
             sets = config_sets(key, c, sessions)
-            if idle_share is not None and world > load_profile(profiles, wl)["comm_probe"]["cores"]:
-                sets["idle_share"] = f"{idle_share:g}"
+            more = extra(key, c) if extra else {}
             for variant in (("fine", False), ("coarse", False), ("fine", True)):
                 s = dict(sets)
                 if variant[1]:
                     s.pop("server_work", None)  # the plain model has no host terms
                     s.pop("pace", None)
-                    s.pop("idle_share", None)
+                else:
+                    s.update(more)
                 if mode == "ddp" and variant == ("coarse", False):
                     bw_Bps = goodput_Bps(rate, c["eff"])
                     s["phi"] = f"{overlap_share(profiles, wl, cap, world, bw_Bps):.6f}"
@@ -677,7 +684,7 @@ def predict_rows(a, configs, models, idle_share=None, sessions=SESSIONS):
 
 
 def write_all_models(sgdnet, configs, root, comm_from=None, ps_sync_sharing="fair",
-                     idle_share=False, sessions=SESSIONS):
+                     knobs=(), sessions=SESSIONS):
     """The models of every (profile folder, workload) that `configs` needs, written under
     `root` as models_folder() places them; returns their paths by (profile folder, workload).
     With `comm_from`, every model takes the comm_cpu of that folder's profiles."""
@@ -686,24 +693,27 @@ def write_all_models(sgdnet, configs, root, comm_from=None, ps_sync_sharing="fai
         folder = models_folder(profiles, root)
         os.makedirs(folder, exist_ok=True)
         models[profiles, wl] = write_models(sgdnet, wl, folder, profiles, comm_from,
-                                            ps_sync_sharing, idle_share)
+                                            ps_sync_sharing, knobs)
     return models
 
 
-def summary(errs):
-    """Median, max and mean signed error per profile set and column, then over all sets."""
+def summary(errs, sources=None, labels=("fine", "coarse", "plain"), overall=True):
+    """Median, max and mean signed error per profile set and column of `labels`, then (with
+    `overall`) over all sets. SOURCES pairs each measurement file with the profiles it is
+    predicted from (SESSIONS' by default)."""
+    sources = list(SESSIONS.items()) if sources is None else sources
+    names = {"fine": "fine", "coarse": "coarse", "plain": "fine without host terms"}
     lines = []
     sets = sorted({profiles for profiles, _ in errs})
-    names = (("fine", "fine"), ("coarse", "coarse"), ("plain", "fine without host terms"))
-    for profiles in sets + [None]:
-        runs = ", ".join(f for f, p in SESSIONS.items() if profiles in (None, p))
+    for profiles in sets + ([None] if overall else []):
+        runs = ", ".join(f for f, p in sources if profiles in (None, p))
         lines.append(f"- {'all sessions' if profiles is None else runs} "
                      f"({'every profile set' if profiles is None else profiles + '/'}):")
-        for label, name in names:
+        for label in labels:
             err = [x for (p, l), xs in errs.items() if l == label and profiles in (None, p)
                    for x in xs]
             e = [abs(x) for x in err]
-            lines.append(f"  - {name}: median |error| {statistics.median(e):.1%}, max "
+            lines.append(f"  - {names[label]}: median |error| {statistics.median(e):.1%}, max "
                          f"{max(e):.1%}, mean signed error {statistics.fmean(err):+.1%} "
                          f"({len(e)} configurations)")
     return lines
@@ -804,8 +814,13 @@ def idle_share(a, configs):
     such a term would do, not a model of the table."""
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
-        models = write_all_models(a.sgdnet, configs, tmp, idle_share=True)
-        _, errs = predict_rows(a, configs, models, a.idle_share)
+        models = write_all_models(a.sgdnet, configs, tmp, knobs=("idle_share",))
+
+        def crowded(key, c):
+            fname, _, wl, world = key[:4]
+            cores = load_profile(SESSIONS[fname], wl)["comm_probe"]["cores"]
+            return {"idle_share": f"{a.idle_share:g}"} if world > cores else {}
+        _, errs = predict_rows(a, configs, models, crowded)
     print("\n".join(summary(errs)))
 
 
@@ -843,13 +858,9 @@ def bracket(a, configs):
         print(f"| {profiles} | {wl} | {1e3 * prof['totals']['step_s']['mean']:.1f} | "
               f"{'' if steady is None else f'{1e3 * steady:.1f}'} |")
     print()
-    for profiles in sorted({p for p, _ in errs}):
-        for label in ("fine", "coarse"):
-            err = errs[profiles, label]
-            e = [abs(x) for x in err]
-            print(f"- {profiles}/, {label}: median |error| {statistics.median(e):.1%}, max "
-                  f"{max(e):.1%}, mean signed error {statistics.fmean(err):+.1%} "
-                  f"({len(e)} configurations)")
+    sources = [(f, p) for f in after for p in (SESSIONS[f], after[f])]
+    print("\n".join(summary({k: v for k, v in errs.items() if k[1] != "plain"}, sources,
+                             ("fine", "coarse"), overall=False)))
     for label in ("fine", "coarse"):
         pairs = [(errs[SESSIONS[k[0]], label][i], errs[after[k[0]], label][i])
                  for i, (k, _) in enumerate(keys)]
@@ -858,6 +869,42 @@ def bracket(a, configs):
         print(f"- {label}: the measurement between the two predictions in {between} of "
               f"{len(pairs)}; spread between them median {statistics.median(spread):.1%}, max "
               f"{max(spread):.1%}")
+
+
+def crowded_comm_ratios():
+    """Per (workload, k), the compute lost per byte-end beside k copies of the step over that
+    beside one copy per core (runs/CROWDED_COMM_CPU, medians over its passes)."""
+    lost, base = {}, {}
+    for line in open(os.path.join(HERE, "runs", CROWDED_COMM_CPU)):
+        r = json.loads(line)
+        wl = WORKLOADS[r["workload"]]
+        lost.setdefault((wl, r["copies"]), []).append(r["lost_s_per_byte_end"])
+        base[wl] = min(base.get(wl, r["copies"]), r["copies"])
+    return {(wl, k): statistics.median(v) / statistics.median(lost[wl, base[wl]])
+            for (wl, k), v in lost.items()}
+
+
+def crowded_comm_cpu(a, configs):
+    """Every session predicted with each workload's comm_cpu scaled, wherever the ranks
+    outnumber the host's cores, by crowded_comm_ratios() at that many copies (the largest
+    measured for more ranks); the workloads without the check unchanged. The ratios and the
+    summary only: what a comm_cpu measured beside crowded cores would do, not a model of the
+    table."""
+    import tempfile
+    ratios = crowded_comm_ratios()
+    for (wl, k), x in sorted(ratios.items()):
+        print(f"{wl}: {k} copies, compute lost per byte-end x{x:.3f} of one copy per core")
+
+    def crowded(key, c):
+        fname, _, wl, world = key[:4]
+        ks = [k for w, k in ratios if w == wl]
+        if not ks or world <= load_profile(SESSIONS[fname], wl)["comm_probe"]["cores"]:
+            return {}
+        return {"comm_scale": f"{ratios[wl, min(world, max(ks))]:.4f}"}
+    with tempfile.TemporaryDirectory() as tmp:
+        models = write_all_models(a.sgdnet, configs, tmp, knobs=("comm_scale",))
+        _, errs = predict_rows(a, configs, models, crowded)
+    print("\n".join(summary(errs)))
 
 
 def ps_sync_bracket(a, configs):
@@ -914,6 +961,10 @@ def main():
                     help="predict the sessions profiled again after their runs (sitting.sh) "
                          "from both profile sets; prints a table and the summaries and leaves "
                          "README.md and models/ alone")
+    ap.add_argument("--crowded-comm-cpu", action="store_true",
+                    help="predict every session with comm_cpu scaled where the ranks outnumber "
+                         "the cores by runs/crowded_comm_cpu.jsonl; prints the summary and "
+                         "leaves README.md and models/ alone")
     ap.add_argument("--idle-share", type=float, metavar="SHARE",
                     help="predict every session with the host's cores reduced by SHARE (e.g. "
                          "0.04) wherever the ranks outnumber them; prints the summary and "
@@ -930,6 +981,8 @@ def main():
         return idle_share(a, configs)
     if a.bracket:
         return bracket(a, configs)
+    if a.crowded_comm_cpu:
+        return crowded_comm_cpu(a, configs)
     models = write_all_models(a.sgdnet, configs, os.path.join(HERE, "models"))
     rows, errs = predict_rows(a, configs, models)
     lines = ["| set | mode | workload | world | link | cap | measured steps/s | fine | err | "
