@@ -399,18 +399,38 @@ def crowded(workload, threads=1, window=2.0, rounds=8, interference=0.0):
     out = {"slots": slots, "threads_per_copy": threads, "window_s": window, "rounds": rounds,
            "lone_step_s": statistics.median(steps[1]), "rounds_lone_step_s": steps[1],
            "copies": per_k}
-    return {**out, **oversubscription_of(out, interference)}
+    out["core_step_s"] = core_step(out, interference)
+    return {**out, **oversubscription_of(out, interference, out["core_step_s"])}
 
 
-def oversubscription_of(crowd, interference):
+def core_step(crowd, interference):
+    """The plain step on one of the host's cores, from `crowded`'s rounds (CROWD) beside a
+    host's INTERFERENCE a: the lone copy's median step, unless the crowded windows show the cores
+    faster. Processor sharing with oversubscription >= 0 runs k copies on C cores at least
+    k/C·(1 + a(C − 1)) times slower than one core's step, so each crowded window's step, times
+    C/(k·(1 + a(C − 1))), bounds a core's step from above; when the median of those bounds is
+    below the lone step, the lone copy ran on a core slower than the host's cores together (a
+    virtual CPU that the hypervisor gave less), and the bound is the step."""
+    slots, busy = crowd["slots"], 1 + interference * (crowd["slots"] - 1)
+    bounds = [x * lone * slots / (int(k) * busy) for k, c in crowd["copies"].items()
+              for x, lone in zip(c["rounds_x_alone"], crowd["rounds_lone_step_s"])]
+    return min(crowd["lone_step_s"], statistics.median(bounds))
+
+
+def oversubscription_of(crowd, interference, step=None):
     """The `oversubscription` that `crowded`'s rounds (CROWD, its result) give beside a host's
     INTERFERENCE: per k, the median of o = (r − 1)·k/(k − C) over rounds, r a round's step
-    ratio over k/C·(1 + a(C − 1)); overall, the median over every k and round, 0 if negative."""
+    ratio over k/C·(1 + a(C − 1)); overall, the median over every k and round, 0 if negative.
+    A round's ratio is its crowded step over its lone copy's, or over STEP when given and
+    faster than the lone copy's median (core_step)."""
     slots, busy = crowd["slots"], 1 + interference * (crowd["slots"] - 1)
+    faster = step is not None and step < crowd["lone_step_s"]
     per_k, estimates = {}, []
     for k, c in crowd["copies"].items():
         k = int(k)
-        os_k = [(x / (k / slots) / busy - 1) * k / (k - slots) for x in c["rounds_x_alone"]]
+        ratios = ([x * t / step for x, t in zip(c["rounds_x_alone"], crowd["rounds_lone_step_s"])]
+                  if faster else c["rounds_x_alone"])
+        os_k = [(x / (k / slots) / busy - 1) * k / (k - slots) for x in ratios]
         per_k[str(k)] = statistics.median(os_k)
         estimates += os_k
     return {"interference_used": interference, "oversubscription_per_k": per_k,

@@ -80,10 +80,12 @@ step, for about 15 s) while copies of the step keep the other CPUs busy, as a ra
 its parameters or the network between two computations: per pause, the stats of the step (it
 grows with the pause for workloads whose step is short, as the caches lose the model's
 tensors).
-steady_step_s: the plain step alone as comm_probe's crowded probe times it: the median of eight
-2 s windows spread over about a minute (comm_probe.crowded.lone_step_s). The timed steps above
-last about a second; on a machine whose speed wanders (a shared or virtual one) the long median
-is the steadier figure, and `sgdnet import-profile` scales the step's times to it.
+steady_step_s: the plain step on one core as comm_probe's crowded probe times it: the median of
+eight 2 s windows of the step alone spread over about a minute (comm_probe.crowded.lone_step_s),
+or less when the crowded windows show the cores faster than that lone copy ran
+(comm_probe.crowded.core_step_s). The timed steps above last about a second; on a machine whose
+speed wanders (a shared or virtual one) the long median is the steadier figure, and `sgdnet
+import-profile` scales the step's times to it.
 """
 
 
@@ -693,7 +695,7 @@ def main():
     if comm is not None:
         doc["comm_probe"] = comm
         if "crowded" in comm:
-            doc["steady_step_s"] = comm["crowded"]["lone_step_s"]
+            doc["steady_step_s"] = comm["crowded"]["core_step_s"]
     path = os.path.join(a.out_dir, f"{name}_layers.json")
     with open(path, "w") as f:
         json.dump(doc, f, indent=1)

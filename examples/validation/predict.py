@@ -144,9 +144,18 @@ def goodput_Bps(rate, eff):
     return nominal_mbps(rate) * 1e6 / 8 * eff[rate]
 
 
+# A diagnosis's change to every profile read (a function of the profile's JSON), or None.
+ADJUST = None
+
+
 @functools.lru_cache(maxsize=None)
-def load_profile(profiles, wl):
+def read_profile(profiles, wl):
     return json.load(open(os.path.join(HERE, profiles, f"{wl}_layers.json")))
+
+
+def load_profile(profiles, wl):
+    prof = read_profile(profiles, wl)
+    return ADJUST(prof) if ADJUST else prof
 
 
 def read_runs(fname, alone=False):
@@ -505,9 +514,13 @@ def models_folder(profiles, root=os.path.join(HERE, "models")):
 
 def write_models(sgdnet, wl, folder, profiles, comm_from=None, ps_sync_sharing="fair",
                  knobs=()):
-    table = run([sgdnet, "import-profile", os.path.join(HERE, profiles, f"{wl}_layers.json"),
-                 "--name", wl])
+    source = os.path.join(HERE, profiles, f"{wl}_layers.json")
     profile = load_profile(profiles, wl)
+    if ADJUST:
+        source = os.path.join(folder, f"{wl}_layers.json")
+        with open(source, "w") as f:
+            json.dump(profile, f)
+    table = run([sgdnet, "import-profile", source, "--name", wl])
     table = table.replace(os.path.join(HERE, ""), "examples/validation/")
     paths = {}
     for mode in MODES:
@@ -907,6 +920,49 @@ def crowded_comm_cpu(a, configs):
     print("\n".join(summary(errs)))
 
 
+def capacity_step(prof):
+    """The profile as profile_model.py writes it now: its steady step comm_probe.core_step()'s,
+    no slower than the cores that its own crowded windows show, and the oversubscription taken
+    against that step. Profiles without the crowded probe, or whose lone step is within the
+    bound, unchanged."""
+    probe = prof.get("comm_probe") or {}
+    crowd, steady = probe.get("crowded"), prof.get("steady_step_s")
+    if not crowd or not steady:
+        return prof
+    a = crowd.get("interference_used", 0.0)
+    step = comm_probe.core_step(crowd, a)
+    if step >= steady:
+        return prof
+    o = comm_probe.oversubscription_of(crowd, a, step)["oversubscription"]
+    return dict(prof, steady_step_s=step, comm_probe=dict(probe, oversubscription=o))
+
+
+def capacity_steps(a, configs):
+    """Every session predicted from profiles whose steady step is capacity_step()'s: each
+    changed profile's steps, and the summary. A diagnosis of the lone step's core, not a model
+    of the table."""
+    global ADJUST
+    import tempfile
+    for profiles, wl in sorted({(SESSIONS[k[0]], k[2]) for k in configs}):
+        before = load_profile(profiles, wl)
+        ADJUST = capacity_step
+        after = load_profile(profiles, wl)
+        ADJUST = None
+        if after.get("steady_step_s") != before.get("steady_step_s"):
+            print(f"{profiles} {wl}: steady step {before['steady_step_s'] * 1e3:.1f} -> "
+                  f"{after['steady_step_s'] * 1e3:.1f} ms, oversubscription "
+                  f"{before['comm_probe']['oversubscription']:.3f} -> "
+                  f"{after['comm_probe']['oversubscription']:.3f}")
+    ADJUST = capacity_step
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            models = write_all_models(a.sgdnet, configs, tmp)
+            _, errs = predict_rows(a, configs, models)
+    finally:
+        ADJUST = None
+    print("\n".join(summary(errs)))
+
+
 def ps_sync_bracket(a, configs):
     """The PS sync configurations of the development set predicted by the fine model with the
     server's messages sharing its link equally (TCP's ideal), with the fan-out check's unequal
@@ -965,6 +1021,11 @@ def main():
                     help="predict every session with comm_cpu scaled where the ranks outnumber "
                          "the cores by runs/crowded_comm_cpu.jsonl; prints the summary and "
                          "leaves README.md and models/ alone")
+    ap.add_argument("--capacity-step", action="store_true",
+                    help="predict every session from its profiles as profile_model.py writes "
+                         "them now (the steady step no slower than the cores that the crowded "
+                         "probe shows); prints the changed steps and the summary and leaves "
+                         "README.md and models/ alone")
     ap.add_argument("--idle-share", type=float, metavar="SHARE",
                     help="predict every session with the host's cores reduced by SHARE (e.g. "
                          "0.04) wherever the ranks outnumber them; prints the summary and "
@@ -981,6 +1042,8 @@ def main():
         return idle_share(a, configs)
     if a.bracket:
         return bracket(a, configs)
+    if a.capacity_step:
+        return capacity_steps(a, configs)
     if a.crowded_comm_cpu:
         return crowded_comm_cpu(a, configs)
     models = write_all_models(a.sgdnet, configs, os.path.join(HERE, "models"))
