@@ -82,10 +82,12 @@ SESSIONS = {"session1.jsonl": "profiles", "session2.jsonl": "profiles",
             "session15.jsonl": "profiles/session15", "session16.jsonl": "profiles/session16",
             "session17.jsonl": "profiles/session17", "session18.jsonl": "profiles/session18",
             "session20.jsonl": "profiles/session20", "session21.jsonl": "profiles/session21",
-            "session22.jsonl": "profiles/session22", "session23.jsonl": "profiles/session23"}
+            "session22.jsonl": "profiles/session22", "session23.jsonl": "profiles/session23",
+            "session24.jsonl": "profiles/session24"}
 # Profiles of a workload taken again right after its runs (sitting.sh): a bracket of the
 # profiles above, predicted from by --bracket only.
-BRACKETS = {"session23.jsonl": "profiles/session23_after"}
+BRACKETS = {"session23.jsonl": "profiles/session23_after",
+            "session24.jsonl": "profiles/session24_after"}
 # The link's comm_cpu measured in the sitting of a profile set; the other sets use the file
 # measured after sessions 1-4. None: the profiles' own comm_cpu (taken with --comm-shape).
 LINK_COMM_CPU = {"profiles/session5": "session5_link_comm_cpu.jsonl", "profiles/session6": None,
@@ -97,7 +99,8 @@ LINK_COMM_CPU = {"profiles/session5": "session5_link_comm_cpu.jsonl", "profiles/
                  "profiles/session17": None, "profiles/session18": None,
                  "profiles/session20": None, "profiles/session21": None,
                  "profiles/session22": None, "profiles/session23": None,
-                 "profiles/session23_after": None}
+                 "profiles/session23_after": None, "profiles/session24": None,
+                 "profiles/session24_after": None}
 # The one-node oversubscription probe (colocation.py --crowded) for profile sets without one.
 OVERSUBSCRIPTION = "oversubscription.jsonl"
 # The one-node measurement of DDP's own cost (ddp_cost.py) for profile sets without one.
