@@ -399,8 +399,14 @@ def crowded(workload, threads=1, window=2.0, rounds=8, interference=0.0):
     out = {"slots": slots, "threads_per_copy": threads, "window_s": window, "rounds": rounds,
            "lone_step_s": statistics.median(steps[1]), "rounds_lone_step_s": steps[1],
            "copies": per_k}
-    out["core_step_s"] = core_step(out, interference)
-    return {**out, **oversubscription_of(out, interference, out["core_step_s"])}
+    return {**out, **core_step_terms(out, interference)}
+
+
+def core_step_terms(crowd, interference):
+    """`core_step_s` (core_step) of `crowded`'s rounds (CROWD) and the oversubscription taken
+    against it (oversubscription_of): what `crowded` adds to its rounds."""
+    step = core_step(crowd, interference)
+    return {"core_step_s": step, **oversubscription_of(crowd, interference, step)}
 
 
 def core_step(crowd, interference):

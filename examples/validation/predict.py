@@ -652,6 +652,12 @@ def config_sets(key, c, sessions=SESSIONS):
     return sets
 
 
+def outnumbered(key, sessions=SESSIONS):
+    """Whether a configuration's ranks outnumber the cores of its profile's machine."""
+    fname, _, wl, world = key[:4]
+    return world > load_profile(sessions[fname], wl)["comm_probe"]["cores"]
+
+
 def development_set(configs):
     """The configurations of the development set: sessions 1 and 2."""
     return {k: c for k, c in configs.items() if k[0] in ("session1.jsonl", "session2.jsonl")}
@@ -833,9 +839,7 @@ def idle_share(a, configs):
         models = write_all_models(a.sgdnet, configs, tmp, knobs=("idle_share",))
 
         def crowded(key, c):
-            fname, _, wl, world = key[:4]
-            cores = load_profile(SESSIONS[fname], wl)["comm_probe"]["cores"]
-            return {"idle_share": f"{a.idle_share:g}"} if world > cores else {}
+            return {"idle_share": f"{a.idle_share:g}"} if outnumbered(key) else {}
         _, errs = predict_rows(a, configs, models, crowded)
     print("\n".join(summary(errs)))
 
@@ -912,9 +916,9 @@ def crowded_comm_cpu(a, configs):
         print(f"{wl}: {k} copies, compute lost per byte-end x{x:.3f} of one copy per core")
 
     def crowded(key, c):
-        fname, _, wl, world = key[:4]
+        wl, world = key[2:4]
         ks = [k for w, k in ratios if w == wl]
-        if not ks or world <= load_profile(SESSIONS[fname], wl)["comm_probe"]["cores"]:
+        if not ks or not outnumbered(key):
             return {}
         return {"comm_scale": f"{ratios[wl, min(world, max(ks))]:.4f}"}
     with tempfile.TemporaryDirectory() as tmp:
@@ -932,12 +936,11 @@ def capacity_step(prof):
     crowd, steady = probe.get("crowded"), prof.get("steady_step_s")
     if not crowd or not steady:
         return prof
-    a = crowd.get("interference_used", 0.0)
-    step = comm_probe.core_step(crowd, a)
-    if step >= steady:
+    terms = comm_probe.core_step_terms(crowd, crowd.get("interference_used", 0.0))
+    if terms["core_step_s"] >= steady:
         return prof
-    o = comm_probe.oversubscription_of(crowd, a, step)["oversubscription"]
-    return dict(prof, steady_step_s=step, comm_probe=dict(probe, oversubscription=o))
+    return dict(prof, steady_step_s=terms["core_step_s"],
+                comm_probe=dict(probe, oversubscription=terms["oversubscription"]))
 
 
 def capacity_steps(a, configs):
@@ -947,11 +950,9 @@ def capacity_steps(a, configs):
     global ADJUST
     import tempfile
     for profiles, wl in sorted({(SESSIONS[k[0]], k[2]) for k in configs}):
-        before = load_profile(profiles, wl)
-        ADJUST = capacity_step
-        after = load_profile(profiles, wl)
-        ADJUST = None
-        if after.get("steady_step_s") != before.get("steady_step_s"):
+        before = read_profile(profiles, wl)
+        after = capacity_step(before)
+        if after is not before:
             print(f"{profiles} {wl}: steady step {before['steady_step_s'] * 1e3:.1f} -> "
                   f"{after['steady_step_s'] * 1e3:.1f} ms, oversubscription "
                   f"{before['comm_probe']['oversubscription']:.3f} -> "
