@@ -38,6 +38,7 @@ import json
 import math
 import os
 import platform
+import resource
 import statistics
 import sys
 import time
@@ -61,6 +62,9 @@ from an unprofiled run with light-weight hooks (time.perf_counter); every time i
   param_bytes bytes of the layer's parameters (= gradient bytes).
 totals.forward_s = model(x) + loss; optimizer_s = optimizer.step() for the whole model.
 unhooked_step_s: the same step without hooks (hook overhead check; a warning when they differ).
+minor_faults_per_step: the process's minor page faults per unhooked step (getrusage): pages that
+glibc's allocator gave back to the kernel and the step touched again; what they cost is in the
+step's time, and how many a process takes depends on its allocation history.
 per_core_step_s: the unhooked step pinned to each CPU in turn (a check of the machine: cores
 that run it at different speeds make every multi-rank prediction carry that spread).
 ddp_buckets: the gradient buckets DDP (gloo, world=1) uses after its first-iteration rebuild,
@@ -309,13 +313,17 @@ def timed_run(model, opt, loss_fn, x, y, layers, warmup, steps):
 
 
 def unhooked(model, opt, loss_fn, x, y, warmup, steps):
+    """The plain step's times after `warmup` steps, and the process's minor page faults per
+    timed step."""
+    for _ in range(warmup):
+        one_step(model, opt, loss_fn, x, y)
     out = []
-    for s in range(warmup + steps):
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(steps):
         t0 = time.perf_counter()
         one_step(model, opt, loss_fn, x, y)
-        if s >= warmup:
-            out.append(time.perf_counter() - t0)
-    return out
+        out.append(time.perf_counter() - t0)
+    return out, (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults) / steps
 
 
 def per_core(model, opt, loss_fn, x, y, rounds=3, steps=3):
@@ -638,7 +646,7 @@ def main():
     opt = make_opt(model.parameters())
     rec, fwd_gap, fwd_own, bwd_gap, bwd_off, position, stable = timed_run(
         model, opt, loss_fn, x, y, layers, a.warmup, a.steps)
-    plain = unhooked(model, opt, loss_fn, x, y, a.warmup, a.steps)
+    plain, faults_per_step = unhooked(model, opt, loss_fn, x, y, a.warmup, a.steps)
     cores = per_core(model, opt, loss_fn, x, y)
     server_update, aggregate = server_work(model, make_opt, loss_fn, x, y)
     after_pauses = server_work_after_pauses((a.model, a.batch, a.classes, shape), model,
@@ -679,7 +687,8 @@ def main():
         "buffer_bytes": sum(b.numel() * b.element_size() for b in model.buffers()),
         "num_layers": len(out_layers), "layers": out_layers,
         "totals": {f"{k}_s": stats(v) for k, v in rec.items()},
-        "unhooked_step_s": stats(plain), "per_core_step_s": cores, "chrome_trace": trace_name,
+        "unhooked_step_s": stats(plain), "minor_faults_per_step": faults_per_step,
+        "per_core_step_s": cores, "chrome_trace": trace_name,
         "server_update_s": server_update, "aggregate_s": aggregate,
         "server_update_after_pause": after_pauses, "step_after_pause": step_pauses,
         "env": {"torch": torch.__version__, "python": platform.python_version(),
