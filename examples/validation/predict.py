@@ -83,11 +83,12 @@ SESSIONS = {"session1.jsonl": "profiles", "session2.jsonl": "profiles",
             "session17.jsonl": "profiles/session17", "session18.jsonl": "profiles/session18",
             "session20.jsonl": "profiles/session20", "session21.jsonl": "profiles/session21",
             "session22.jsonl": "profiles/session22", "session23.jsonl": "profiles/session23",
-            "session24.jsonl": "profiles/session24"}
+            "session24.jsonl": "profiles/session24", "session25.jsonl": "profiles/session25"}
 # Profiles of a workload taken again right after its runs (sitting.sh): a bracket of the
 # profiles above, predicted from by --bracket only.
 BRACKETS = {"session23.jsonl": "profiles/session23_after",
-            "session24.jsonl": "profiles/session24_after"}
+            "session24.jsonl": "profiles/session24_after",
+            "session25.jsonl": "profiles/session25_after"}
 # The link's comm_cpu measured in the sitting of a profile set; the other sets use the file
 # measured after sessions 1-4. None: the profiles' own comm_cpu (taken with --comm-shape).
 LINK_COMM_CPU = {"profiles/session5": "session5_link_comm_cpu.jsonl", "profiles/session6": None,
@@ -100,7 +101,8 @@ LINK_COMM_CPU = {"profiles/session5": "session5_link_comm_cpu.jsonl", "profiles/
                  "profiles/session20": None, "profiles/session21": None,
                  "profiles/session22": None, "profiles/session23": None,
                  "profiles/session23_after": None, "profiles/session24": None,
-                 "profiles/session24_after": None}
+                 "profiles/session24_after": None, "profiles/session25": None,
+                 "profiles/session25_after": None}
 # The one-node oversubscription probe (colocation.py --crowded) for profile sets without one.
 OVERSUBSCRIPTION = "oversubscription.jsonl"
 # The one-node measurement of DDP's own cost (ddp_cost.py) for profile sets without one.
@@ -863,9 +865,10 @@ def bracket(a, configs):
     print("| set | mode | workload | world | link | cap | measured steps/s | fine, before | "
           "fine, after | coarse, before | coarse, after |\n|---|---|---|---|---|---|---|---|---|"
           "---|---|")
-    keys = sorted(sub.items(), key=row_key)
-    for i, (key, c) in enumerate(keys):
+    seen = {}  # errs holds each profile set's rows in row_key order
+    for key, c in sorted(sub.items(), key=row_key):
         fname, mode, wl, world, rate, cap = key
+        i = seen[fname] = seen.get(fname, -1) + 1
         cells = [f"{errs[profiles, label][i]:+.1%}" for label in ("fine", "coarse")
                  for profiles in (SESSIONS[fname], after[fname])]
         print(f"| {fname.replace('.jsonl', '')} | {mode} | {wl} | {world} | {rate} | "
@@ -882,8 +885,8 @@ def bracket(a, configs):
     print("\n".join(summary({k: v for k, v in errs.items() if k[1] != "plain"}, sources,
                              ("fine", "coarse"), overall=False)))
     for label in ("fine", "coarse"):
-        pairs = [(errs[SESSIONS[k[0]], label][i], errs[after[k[0]], label][i])
-                 for i, (k, _) in enumerate(keys)]
+        pairs = [pair for f in sorted(after)
+                 for pair in zip(errs[SESSIONS[f], label], errs[after[f], label])]
         between = sum(1 for x, y in pairs if min(x, y) <= 0 <= max(x, y))
         spread = [abs(x - y) for x, y in pairs]
         print(f"- {label}: the measurement between the two predictions in {between} of "
