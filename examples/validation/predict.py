@@ -59,6 +59,7 @@ Usage (from the repository root, after building):
 import argparse
 import concurrent.futures
 import functools
+import itertools
 import json
 import os
 import statistics
@@ -865,15 +866,15 @@ def bracket(a, configs):
     print("| set | mode | workload | world | link | cap | measured steps/s | fine, before | "
           "fine, after | coarse, before | coarse, after |\n|---|---|---|---|---|---|---|---|---|"
           "---|---|")
-    seen = {}  # errs holds each profile set's rows in row_key order
-    for key, c in sorted(sub.items(), key=row_key):
-        fname, mode, wl, world, rate, cap = key
-        i = seen[fname] = seen.get(fname, -1) + 1
-        cells = [f"{errs[profiles, label][i]:+.1%}" for label in ("fine", "coarse")
-                 for profiles in (SESSIONS[fname], after[fname])]
-        print(f"| {fname.replace('.jsonl', '')} | {mode} | {wl} | {world} | {rate} | "
-              f"{'' if cap is None else f'{cap:g} MiB'} | {statistics.fmean(c['runs']):.4g} | "
-              + " | ".join(cells) + " |")
+    # errs holds each profile set's rows in row_key order, which groups them by session.
+    rows = sorted(sub.items(), key=row_key)
+    for fname, session_rows in itertools.groupby(rows, key=lambda item: item[0][0]):
+        for i, ((_, mode, wl, world, rate, cap), c) in enumerate(session_rows):
+            cells = [f"{errs[profiles, label][i]:+.1%}" for label in ("fine", "coarse")
+                     for profiles in (SESSIONS[fname], after[fname])]
+            print(f"| {fname.replace('.jsonl', '')} | {mode} | {wl} | {world} | {rate} | "
+                  f"{'' if cap is None else f'{cap:g} MiB'} | "
+                  f"{statistics.fmean(c['runs']):.4g} | " + " | ".join(cells) + " |")
     print("\n| profiles | workload | step, ms | steady step, ms |\n|---|---|---|---|")
     for profiles, wl in sorted({(p[k[0]], k[2]) for k in sub for p in (SESSIONS, after)}):
         prof = load_profile(profiles, wl)
