@@ -5,9 +5,10 @@ Writes, in --out-dir:
   NAME_layers.json  per-layer profile (docs/profiles.md, "Format 1"): forward/backward gap
                     times per layer (mean/std/n), parameter bytes, gradient-ready order,
                     step totals, the gradient buckets PyTorch DDP really forms, and what
-                    DDP adds to the step at world 1 (ddp_overhead_s).
-                    Also a parameter server's work per gradient (server_update_s,
-                    aggregate_s).
+                    DDP adds to the step at world 1 (ddp_overhead_s). Also a parameter
+                    server's work per gradient (server_update_s, aggregate_s), and the step
+                    as each kind of rank runs it in fresh processes (rank_steps, whence
+                    ddp_overhead_s and ps_worker_overhead_s).
   NAME_trace.json   torch.profiler Chrome trace of a few steps with record_function ranges
                     step_K / zero_grad / forward / backward / optimizer and
                     layer_fwd:<name> around every layer's forward.
@@ -233,8 +234,18 @@ def rank_threads(threads):
         pass
 
 
+def clear_grads(opt):
+    """Drops the gradients before a step's backward, as a training rank does: the testbed's DDP
+    ranks call zero_grad(set_to_none=True), its parameter-server workers set each .grad to
+    None, and None is zero_grad's default from torch 2.0. Zeroing them in place instead (torch
+    1.13's default) keeps the gradient tensors alive between steps, which changes what the
+    step allocates and frees and so how many pages it faults (docs/profiles.md, "Page
+    faults")."""
+    opt.zero_grad(set_to_none=True)
+
+
 def one_step(model, opt, loss_fn, x, y):
-    opt.zero_grad()
+    clear_grads(opt)
     loss_fn(model(x), y).backward()
     opt.step()
 
@@ -271,7 +282,7 @@ def timed_run(model, opt, loss_fn, x, y, layers, warmup, steps):
         for i in range(L):
             ready[i] = 0.0
         t0 = now()
-        opt.zero_grad()
+        clear_grads(opt)
         t1 = now()
         out = model(x)
         t2 = now()
@@ -385,7 +396,7 @@ def chrome_trace(model, opt, loss_fn, x, y, layers, steps, path):
         for s in range(steps):
             with record_function(f"step_{s}"):
                 with record_function("zero_grad"):
-                    opt.zero_grad()
+                    clear_grads(opt)
                 with record_function("forward"):
                     loss = loss_fn(model(x), y)
                 with record_function("backward"):
@@ -523,6 +534,89 @@ def server_work(model, make_opt, loss_fn, x, y, warmup=5, steps=30, between=None
     return stats(update), stats(aggregate)
 
 
+# --------------------------------------------------------------------------------------------
+# The step as each kind of rank runs it, in fresh processes
+
+def rank_steps(workload, opt_args, threads, caps_mb, processes=3, window=3.0):
+    """The step as each kind of training rank runs it, each timed in a process of its own
+    started for it: "plain" (drop the gradients, forward, backward, optimizer step), "ddp:CAP"
+    (the same through DDP at world 1 with that bucket cap, as a DDP rank) and "ps_worker"
+    (parameters copied in from a flat tensor, forward, backward, gradients copied out into
+    one, no optimizer step, as a parameter-server worker). A step's time includes the minor
+    page faults it takes, and how many a process takes follows its allocation history: the
+    wrapper's buckets and the flat tensors change it, and a fresh process is where a rank
+    starts (docs/profiles.md, "Page faults"). `processes` processes per kind, the kinds in
+    turn and in reverse order every other round; each process steps three times, then for
+    `window` seconds (at least five steps). Returns {"processes", "window_s", "runs": {kind:
+    [{"step_s", "faults_per_step", "steps"}]}, "median_step_s": {kind: s}}. `workload` =
+    (spec, batch, classes, input shape) as build_workload takes them; `opt_args` = (lr,
+    momentum)."""
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+    kinds = ["plain", "ps_worker"] + [f"ddp:{c:g}" for c in caps_mb]
+    runs = {k: [] for k in kinds}
+    ctx = mp.get_context("spawn")
+    for i in range(processes):
+        for kind in (kinds if i % 2 == 0 else kinds[::-1]):
+            with ProcessPoolExecutor(1, mp_context=ctx) as ex:
+                runs[kind].append(ex.submit(_rank_step_process, workload, opt_args, threads,
+                                            kind, window).result())
+    return {"processes": processes, "window_s": window, "runs": runs,
+            "median_step_s": {k: statistics.median(r["step_s"] for r in v)
+                              for k, v in runs.items()}}
+
+
+def _rank_step_process(workload, opt_args, threads, kind, window):
+    """One process of rank_steps: its mean step, mean minor faults per step and step count."""
+    spec, batch, classes, shape = workload
+    rank_threads(threads)
+    torch.manual_seed(0)
+    model, x, y, loss_fn = build_workload(spec, batch, classes, shape)
+    stack = contextlib.ExitStack()
+    if kind.startswith("ddp:"):
+        import tempfile
+        import torch.distributed as dist
+        from torch.nn.parallel import DistributedDataParallel as DDP
+        store = os.path.join(stack.enter_context(tempfile.TemporaryDirectory()), "store")
+        dist.init_process_group("gloo", init_method="file://" + store, rank=0, world_size=1)
+        stack.callback(dist.destroy_process_group)
+        model = DDP(model, bucket_cap_mb=float(kind[4:]))
+    lr, momentum = opt_args
+    opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum)
+    params = [p for p in model.parameters() if p.requires_grad]
+    received = torch.cat([p.detach().reshape(-1) for p in params])
+    sent = torch.empty_like(received)
+
+    def worker_step():
+        off = 0
+        for p in params:
+            p.data.copy_(received[off:off + p.numel()].view_as(p))
+            off += p.numel()
+        for p in params:
+            p.grad = None
+        loss_fn(model(x), y).backward()
+        off = 0
+        for p in params:
+            if p.grad is not None:
+                sent[off:off + p.numel()].copy_(p.grad.reshape(-1))
+            off += p.numel()
+
+    def step():
+        worker_step() if kind == "ps_worker" else one_step(model, opt, loss_fn, x, y)
+    with stack:
+        for _ in range(3):
+            step()
+        times, faults = [], resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        end = time.perf_counter() + window
+        while time.perf_counter() < end or len(times) < 5:
+            t0 = time.perf_counter()
+            step()
+            times.append(time.perf_counter() - t0)
+        faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults
+    return {"step_s": statistics.fmean(times), "faults_per_step": faults / len(times),
+            "steps": len(times)}
+
+
 PAUSES_S = (0.005, 0.01, 0.02, 0.05, 0.1)
 
 
@@ -627,6 +721,8 @@ def main():
                          "at RATE (tc syntax; 1gbit when omitted): two temporary namespaces "
                          "joined by a veth pair with a tbf rate limit on each end, as an emulated "
                          "network shapes its links (root)")
+    ap.add_argument("--rank-processes", type=int, default=3,
+                    help="fresh processes per kind of rank for rank_steps (0 skips them)")
     ap.add_argument("--no-comm-probe", action="store_true",
                     help="skip the communication probes (comm_probe.py; two local gloo ranks)")
     a = ap.parse_args()
@@ -661,6 +757,10 @@ def main():
                  os.path.join(a.out_dir, trace_name))
     caps = [float(c) for c in a.bucket_caps.split(",") if c.strip()]
     buckets = ddp_buckets(model, make_opt, loss_fn, x, y, layers, caps) if caps else None
+    ranks = None
+    if a.rank_processes > 0:
+        ranks = rank_steps((a.model, a.batch, a.classes, shape), (a.lr, a.momentum), a.threads,
+                           caps if buckets is not None else [], processes=a.rank_processes)
     comm = None
     if not a.no_comm_probe:
         import comm_probe
@@ -701,6 +801,19 @@ def main():
         # What DDP adds to a step whatever the network: the median over the caps.
         doc["ddp_overhead_s"] = max(0.0, statistics.median(
             b["overhead_s"] for b in buckets.values()))
+    if ranks is not None:
+        doc["rank_steps"] = ranks
+        med = ranks["median_step_s"]
+        # A PS worker's own work beyond its forward and backward (the flat copies, and the page
+        # faults they bring), each in a process as fresh as a rank's.
+        doc["ps_worker_overhead_s"] = max(0.0, med["ps_worker"] - (
+            med["plain"] - doc["totals"]["optimizer_s"]["mean"]))
+        if buckets is not None:
+            # What DDP adds to a rank's step, likewise: the median over the caps.
+            for cap, b in buckets.items():
+                b["rank_overhead_s"] = med[f"ddp:{cap}"] - med["plain"]
+            doc["ddp_overhead_s"] = max(0.0, statistics.median(
+                b["rank_overhead_s"] for b in buckets.values()))
     if comm is not None:
         doc["comm_probe"] = comm
         if "crowded" in comm:

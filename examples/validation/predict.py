@@ -25,15 +25,18 @@ Where every number comes from (nothing is taken from the runs being predicted):
   (`colocation.py --crowded`, runs/oversubscription.jsonl), recomputed beside the
   interference the model applies;
 - DDP's `backward_overhead`: the profile's `ddp_overhead_s` (DDP at world 1 against the plain
-  step), where the profile has one (profiles/session8/ to session10/), else the same
-  measurement on its own on this machine (`ddp_cost.py`, runs/ddp_overhead.jsonl);
+  step; from session 26 on, each timed in fresh processes as a rank starts, page faults
+  included), where the profile has one (profiles/session8/ on), else the same measurement on
+  its own on this machine (`ddp_cost.py`, runs/ddp_overhead.jsonl);
 - the PS server's `update`: a parameter server's work per flat gradient (copy in, optimizer
   step, copy out; PS sync adds about N + 2 passes of summing), the profile's `server_update_s`
   and `aggregate_s` where it has them (profiles/session10/), else the same measurement on its
   own on this machine (`server_cost.py`, runs/server_work.jsonl);
 - the PS worker's `backward_overhead`: its copies of the flat parameters into the model and of
   the gradients into a flat tensor, the same two copies as the server's, so the server's work
-  per gradient above less the profile's optimizer step;
+  per gradient above less the profile's optimizer step; from session 26 on, the profile's
+  `ps_worker_overhead_s` (the worker's step in fresh processes less the plain one's forward
+  and backward);
 - link rate: the nominal rate times the efficiency that one TCP stream reached on that link in
   the `link_check` line of the same measurement file (a test of the link, not of training);
 - PS sync `share_ratio`: from how one rank's messages to the others, sent at once, arrived in
@@ -386,7 +389,14 @@ def worker_copies(profile, wl):
     line it needs. The testbed's worker copies the flat parameters it receives into the model
     and the gradients into a flat tensor to send: the same two copies as the server's, whose
     work per gradient (`server_update_s`, else runs/SERVER_WORK) less the optimizer step of
-    the profile (`optimizer_s`) measures them. None without a server measurement."""
+    the profile (`optimizer_s`) measures them; a profile with `ps_worker_overhead_s` (the
+    worker's step in fresh processes, page faults included) gives them directly. None without
+    either."""
+    if "ps_worker_overhead_s" in profile:
+        return f"{wl}_flat_copies", (
+            f"// A PS worker's own work per step: parameters in, gradients out, timed as a\n"
+            f"// worker runs them in fresh processes (the profile's ps_worker_overhead_s).\n"
+            f"let {wl}_flat_copies = {profile['ps_worker_overhead_s'] * 1e3:.4g} ms;\n")
     work = back_to_back_work(profile, wl)
     if work is None:
         return None, ""
