@@ -260,18 +260,20 @@ private:
 
     /// `NAME.compute`, `NAME.update` (distributions), `NAME.message_overhead` (a time),
     /// `NAME.comm_cpu` (a time per size), `NAME.cores`, `NAME.interference`,
-    /// `NAME.oversubscription` (numbers), `NAME.buffers` (a size), `NAME.ddp_overhead` (a time),
-    /// `NAME.server_update` (a distribution) and `NAME.aggregate` (a time) of a layer table.
+    /// `NAME.oversubscription` (numbers), `NAME.buffers` (a size), `NAME.ddp_overhead` and
+    /// `NAME.ps_worker_overhead` (times), `NAME.server_update` (a distribution) and
+    /// `NAME.aggregate` (a time) of a layer table.
     std::optional<Value> table_member(const Expr& e, const std::string& head, const LayerTable& t,
                                       const std::string& member) {
         static const std::vector<std::string> members{
             "compute", "update", "message_overhead", "comm_cpu", "cores", "interference",
-            "oversubscription", "buffers", "ddp_overhead", "server_update", "aggregate"};
+            "oversubscription", "buffers", "ddp_overhead", "ps_worker_overhead",
+            "server_update", "aggregate"};
         if (std::find(members.begin(), members.end(), member) == members.end()) {
             error(e.range, "a layer table has the members `compute`, `update`, "
                            "`message_overhead`, `comm_cpu`, `cores`, `interference`, "
-                           "`oversubscription`, `buffers`, `ddp_overhead`, `server_update` and "
-                           "`aggregate` only, not `" +
+                           "`oversubscription`, `buffers`, `ddp_overhead`, `ps_worker_overhead`, "
+                           "`server_update` and `aggregate` only, not `" +
                                member + "`" + did_you_mean(member, members));
             return std::nullopt;
         }
@@ -289,6 +291,9 @@ private:
         if (member == "ddp_overhead")
             return recorded_member(e, head, t, member, t.ddp_overhead_s, Dim::seconds(),
                                    "ddp_overhead_s");
+        if (member == "ps_worker_overhead")
+            return recorded_member(e, head, t, member, t.ps_worker_overhead_s, Dim::seconds(),
+                                   "ps_worker_overhead_s");
         const bool distribution = member == "compute" || member == "update";
         const bool defined = distribution ? (member == "compute" ? t.compute : t.update).has_value()
                                           : t.comm.has_value();
@@ -322,7 +327,8 @@ private:
         return std::nullopt;
     }
 
-    /// `NAME.buffers`, `NAME.ddp_overhead`: the profile's `buffer_bytes`, `ddp_overhead_s`.
+    /// `NAME.buffers`, `NAME.ddp_overhead`, `NAME.ps_worker_overhead`: the profile's
+    /// `buffer_bytes`, `ddp_overhead_s`, `ps_worker_overhead_s`.
     std::optional<Value> recorded_member(const Expr& e, const std::string& head,
                                          const LayerTable& t, const std::string& member,
                                          const std::optional<double>& value, Dim dim,
@@ -1148,6 +1154,7 @@ std::optional<LayerTable> table_from_profile(const LayersDecl& decl, const Scope
                                        c->interference, c->oversubscription};
     t.buffer_bytes = profile->buffer_bytes;
     t.ddp_overhead_s = profile->ddp_overhead_s;
+    t.ps_worker_overhead_s = profile->ps_worker_overhead_s;
     if (profile->server_update)
         t.server_update = profile::fit_distribution(*profile->server_update);
     if (profile->aggregate) t.aggregate_s = profile->aggregate->mean_s;

@@ -67,6 +67,8 @@ struct LayerTable {
     std::optional<double> buffer_bytes;
     /// `NAME.ddp_overhead` (s): the `ddp_overhead_s` of a `profile(...)` table's file, if any.
     std::optional<double> ddp_overhead_s;
+    /// `NAME.ps_worker_overhead` (s): the profile's `ps_worker_overhead_s`, if any.
+    std::optional<double> ps_worker_overhead_s;
     /// `NAME.server_update` (a distribution) and `NAME.aggregate` (s): the profile's
     /// `server_update_s` and the mean of its `aggregate_s`, when it has them.
     std::optional<net::Distribution> server_update;

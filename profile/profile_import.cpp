@@ -239,6 +239,7 @@ void read_header(const json& j, Reader& r, Profile& p) {
     if (auto* s = r.typed(j, "", "timed_steps", "integer", false)) p.steps = s->get<int>();
     p.buffer_bytes = r.nonneg(j, "", "buffer_bytes", false);
     p.ddp_overhead_s = r.nonneg(j, "", "ddp_overhead_s", false);
+    p.ps_worker_overhead_s = r.nonneg(j, "", "ps_worker_overhead_s", false);
     p.server_update = r.time(j, "", "server_update_s", false);
     p.aggregate = r.time(j, "", "aggregate_s", false);
     p.steady_step_s = r.positive(j, "", "steady_step_s", false);
@@ -829,6 +830,10 @@ std::string to_sgdnet(const Profile& p, const std::string& name) {
     if (p.ddp_overhead_s) {
         o << "let " << name << "_ddp_overhead = " << format_time(*p.ddp_overhead_s)
           << ";  // DDP's own work per step, for the training property `backward_overhead`\n";
+    }
+    if (p.ps_worker_overhead_s) {
+        o << "let " << name << "_ps_worker_overhead = " << format_time(*p.ps_worker_overhead_s)
+          << ";  // a PS worker's flat copies per step, for `backward_overhead` (PS)\n";
     }
     if (p.server_update) {
         o << "let " << name << "_server_update = " << format_dist(*p.server_update)

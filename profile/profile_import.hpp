@@ -122,6 +122,10 @@ struct Profile {
     /// Format 1 `ddp_overhead_s`, when recorded: the time DDP adds to one process's step at
     /// world 1 (autograd hooks, copies into the buckets and back), seconds.
     std::optional<double> ddp_overhead_s;
+    /// Format 1 `ps_worker_overhead_s`, when recorded: a parameter-server worker's own work per
+    /// step beyond forward and backward (the flat parameters copied in, the gradients copied
+    /// out), timed in fresh processes as a worker runs it, seconds.
+    std::optional<double> ps_worker_overhead_s;
     /// Format 1 `server_update_s`, when recorded: a parameter server's work on one gradient
     /// that arrives and leaves as one flat tensor (copied into the model, the optimizer step,
     /// the parameters copied out); `NAME.server_update`.

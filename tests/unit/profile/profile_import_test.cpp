@@ -617,6 +617,26 @@ TEST_CASE("ddp_overhead_s: read when recorded, a let in ms, absent otherwise, >=
                                         "got -0.001"));
 }
 
+TEST_CASE("ps_worker_overhead_s: read when recorded, a let in ms, absent otherwise, >= 0") {
+    json j = read_json("mlp_comm_layers.json");
+    j["ps_worker_overhead_s"] = 0.0125;
+    Diagnostics d;
+    auto p = profile::parse_profile(j.dump(), "p.json", d);
+    REQUIRE_MESSAGE(p, d.render());
+    REQUIRE(p->ps_worker_overhead_s);
+    CHECK(*p->ps_worker_overhead_s == 0.0125);
+    CHECK(profile::to_sgdnet(*p, "m").find("let m_ps_worker_overhead = 12.5 ms;") !=
+          std::string::npos);
+    Diagnostics d2;
+    auto old = profile::load_profile(data_path("mlp_comm_layers.json"), d2);
+    REQUIRE(old);
+    CHECK_FALSE(old->ps_worker_overhead_s);
+    CHECK(profile::to_sgdnet(*old, "m").find("m_ps_worker_overhead") == std::string::npos);
+    j["ps_worker_overhead_s"] = -0.002;
+    CHECK(any_contains(parse_errors(j), "p.json: /ps_worker_overhead_s: expected a finite number "
+                                        ">= 0, got -0.002"));
+}
+
 TEST_CASE("server_update_s, aggregate_s: read when recorded, lets, absent otherwise") {
     json j = read_json("mlp_comm_layers.json");
     j["server_update_s"] = {{"mean", 0.0055}, {"std", 0.00011}, {"n", 30}};
