@@ -26,8 +26,9 @@ Where every number comes from (nothing is taken from the runs being predicted):
   interference the model applies;
 - DDP's `backward_overhead`: the profile's `ddp_overhead_s` (DDP at world 1 against the plain
   step; from session 26 on, each timed in fresh processes as a rank starts, page faults
-  included), where the profile has one (profiles/session8/ on), else the same measurement on
-  its own on this machine (`ddp_cost.py`, runs/ddp_overhead.jsonl);
+  included, and taken at the configuration's cap where the profile timed that cap), where the
+  profile has one (profiles/session8/ on), else the same measurement on its own on this
+  machine (`ddp_cost.py`, runs/ddp_overhead.jsonl);
 - the PS server's `update`: a parameter server's work per flat gradient (copy in, optimizer
   step, copy out; PS sync adds about N + 2 passes of summing), the profile's `server_update_s`
   and `aggregate_s` where it has them (profiles/session10/), else the same measurement on its
@@ -87,12 +88,14 @@ SESSIONS = {"session1.jsonl": "profiles", "session2.jsonl": "profiles",
             "session17.jsonl": "profiles/session17", "session18.jsonl": "profiles/session18",
             "session20.jsonl": "profiles/session20", "session21.jsonl": "profiles/session21",
             "session22.jsonl": "profiles/session22", "session23.jsonl": "profiles/session23",
-            "session24.jsonl": "profiles/session24", "session25.jsonl": "profiles/session25"}
+            "session24.jsonl": "profiles/session24", "session25.jsonl": "profiles/session25",
+            "session26.jsonl": "profiles/session26"}
 # Profiles of a workload taken again right after its runs (sitting.sh): a bracket of the
 # profiles above, predicted from by --bracket only.
 BRACKETS = {"session23.jsonl": "profiles/session23_after",
             "session24.jsonl": "profiles/session24_after",
-            "session25.jsonl": "profiles/session25_after"}
+            "session25.jsonl": "profiles/session25_after",
+            "session26.jsonl": "profiles/session26_after"}
 # The link's comm_cpu measured in the sitting of a profile set; the other sets use the file
 # measured after sessions 1-4. None: the profiles' own comm_cpu (taken with --comm-shape).
 LINK_COMM_CPU = {"profiles/session5": "session5_link_comm_cpu.jsonl", "profiles/session6": None,
@@ -106,7 +109,8 @@ LINK_COMM_CPU = {"profiles/session5": "session5_link_comm_cpu.jsonl", "profiles/
                  "profiles/session22": None, "profiles/session23": None,
                  "profiles/session23_after": None, "profiles/session24": None,
                  "profiles/session24_after": None, "profiles/session25": None,
-                 "profiles/session25_after": None}
+                 "profiles/session25_after": None, "profiles/session26": None,
+                 "profiles/session26_after": None}
 # The one-node oversubscription probe (colocation.py --crowded) for profile sets without one.
 OVERSUBSCRIPTION = "oversubscription.jsonl"
 # The one-node measurement of DDP's own cost (ddp_cost.py) for profile sets without one.
@@ -474,6 +478,12 @@ def model_text(profile, table, wl, mode, gran, plain, link, comm_from=None,
                      "// predict.py sets it; the default is the pace back to back.\n"
                      "param pace = 1;\n")
     ddp_own, ddp_lets = ddp_cost(table, wl) if hosted and mode == "ddp" else (None, "")
+    if hosted and mode == "ddp" and "rank_steps" in profile:
+        ddp_own, ddp_lets = "ddp_own", (
+            "// What DDP adds to a rank's step at the configuration's cap: the profile's rank\n"
+            "// steps at that cap when it timed it (predict.py sets it), else their median over\n"
+            "// its caps (ddp_overhead_s).\n"
+            f"param ddp_own = {profile['ddp_overhead_s'] * 1e3:.4g} ms;\n")
     if ddp_lets:
         lines.append(ddp_lets)
     compute = f"  compute = {wl}_compute;\n" if gran == "coarse" else ""
@@ -643,9 +653,12 @@ def config_sets(key, c, sessions=SESSIONS):
     fname, mode, wl, world, rate, cap = key
     sets = {"N": world - 1 if mode != "ddp" else world,
             "bw": f"{nominal_mbps(rate):g}Mbps", "eff": f"{c['eff'][rate]:.6f}"}
+    profile = load_profile(sessions[fname], wl)
     if mode == "ddp":
         sets["cap"] = f"{cap:g}MiB"
-    profile = load_profile(sessions[fname], wl)
+        timed = profile.get("ddp_buckets", {}).get(f"{cap:g}", {}).get("rank_overhead_s")
+        if "rank_steps" in profile and timed is not None:
+            sets["ddp_own"] = f"{max(0.0, timed) * 1e3:.6g}ms"
     goodput = goodput_Bps(rate, c["eff"])
     curve = pause_curve(profile, wl) if mode != "ddp" else None
     if curve is not None:
@@ -692,6 +705,7 @@ def predict_rows(a, configs, models, extra=None, sessions=SESSIONS):
                 if variant[1]:
                     s.pop("server_work", None)  # the plain model has no host terms
                     s.pop("pace", None)
+                    s.pop("ddp_own", None)
                 else:
                     s.update(more)
                 if mode == "ddp" and variant == ("coarse", False):
