@@ -572,38 +572,41 @@ def _rank_step_process(workload, opt_args, threads, kind, window):
     rank_threads(threads)
     torch.manual_seed(0)
     model, x, y, loss_fn = build_workload(spec, batch, classes, shape)
-    stack = contextlib.ExitStack()
-    if kind.startswith("ddp:"):
-        import tempfile
-        import torch.distributed as dist
-        from torch.nn.parallel import DistributedDataParallel as DDP
-        store = os.path.join(stack.enter_context(tempfile.TemporaryDirectory()), "store")
-        dist.init_process_group("gloo", init_method="file://" + store, rank=0, world_size=1)
-        stack.callback(dist.destroy_process_group)
-        model = DDP(model, bucket_cap_mb=float(kind[4:]))
-    lr, momentum = opt_args
-    opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum)
-    params = [p for p in model.parameters() if p.requires_grad]
-    received = torch.cat([p.detach().reshape(-1) for p in params])
-    sent = torch.empty_like(received)
+    with contextlib.ExitStack() as stack:
+        if kind.startswith("ddp:"):
+            import tempfile
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            store = os.path.join(stack.enter_context(tempfile.TemporaryDirectory()), "store")
+            dist.init_process_group("gloo", init_method="file://" + store, rank=0,
+                                    world_size=1)
+            stack.callback(dist.destroy_process_group)
+            model = DDP(model, bucket_cap_mb=float(kind[4:]))
+        lr, momentum = opt_args
+        opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum)
+        params = [p for p in model.parameters() if p.requires_grad]
+        received = torch.cat([p.detach().reshape(-1) for p in params])
+        sent = torch.empty_like(received)
 
-    def worker_step():
-        off = 0
-        for p in params:
-            p.data.copy_(received[off:off + p.numel()].view_as(p))
-            off += p.numel()
-        for p in params:
-            p.grad = None
-        loss_fn(model(x), y).backward()
-        off = 0
-        for p in params:
-            if p.grad is not None:
-                sent[off:off + p.numel()].copy_(p.grad.reshape(-1))
-            off += p.numel()
+        def worker_step():
+            off = 0
+            for p in params:
+                p.data.copy_(received[off:off + p.numel()].view_as(p))
+                off += p.numel()
+            for p in params:
+                p.grad = None
+            loss_fn(model(x), y).backward()
+            off = 0
+            for p in params:
+                if p.grad is not None:
+                    sent[off:off + p.numel()].copy_(p.grad.reshape(-1))
+                off += p.numel()
 
-    def step():
-        worker_step() if kind == "ps_worker" else one_step(model, opt, loss_fn, x, y)
-    with stack:
+        def step():
+            if kind == "ps_worker":
+                worker_step()
+            else:
+                one_step(model, opt, loss_fn, x, y)
         for _ in range(3):
             step()
         times, faults = [], resource.getrusage(resource.RUSAGE_SELF).ru_minflt
