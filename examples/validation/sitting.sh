@@ -9,7 +9,8 @@
 #   1. the guard: the pinned check, then one run of ShuffleNet's PS async at world 4, 1 Gbit/s,
 #      appended to runs/sitting_guard.jsonl ("guard": "before", "session": SESSION);
 #   2. for each workload, in the order the configurations first name it:
-#      a. the pinned check; its profile into profiles/SESSION/ (profile_all.sh --comm-shape);
+#      a. the pinned check; its profile into profiles/SESSION/ (profile_all.sh --comm-shape,
+#         the bucket caps 25 and 1 MiB and those its DDP configurations name);
 #      b. the pinned check; its configurations (run_configs.sh, REPS repeats, 3 by default),
 #         appended to runs/SESSION.jsonl, link checks included; for each PS sync configuration
 #         two fan-out checks (fan_out.py) appended to runs/fan_out.jsonl;
@@ -85,8 +86,11 @@ for spec in $(awk '!/^#/ && NF >= 4 { print $3 }' "$CONFIGS" | awk '!seen[$0]++'
     say "$name: measured already"
     continue
   fi
+  caps=$( { echo 25; echo 1; awk -v w="$spec" '!/^#/ && $2 == "ddp" && $3 == w {
+      for (i = 5; i < NF; i++) if ($i == "--bucket-mb") print $(i + 1) }' "$CONFIGS"; } |
+    sort -gu | paste -sd, -)
   pinned "profile $name"
-  ONLY="$name" "$HERE/profile_all.sh" "$PY" "profiles/$SESSION" --comm-shape
+  ONLY="$name" "$HERE/profile_all.sh" "$PY" "profiles/$SESSION" --comm-shape --bucket-caps "$caps"
   awk -v w="$spec" '!/^#/ && $3 == w' "$CONFIGS" > "$WORK/$name.configs"
   pinned "runs $name"
   (cd "$TESTBED" && REPS="${REPS:-3}" ./run_configs.sh "$WORK/$name.configs" "$WORK/$name")
@@ -95,7 +99,8 @@ for spec in $(awk '!/^#/ && NF >= 4 { print $3 }' "$CONFIGS" | awk '!seen[$0]++'
     [[ "$mode" == ps-sync ]] && fan_out "$rate" "$world" "$name"
   done < "$WORK/$name.configs"
   pinned "profile after $name"
-  ONLY="$name" "$HERE/profile_all.sh" "$PY" "profiles/${SESSION}_after" --comm-shape
+  ONLY="$name" "$HERE/profile_all.sh" "$PY" "profiles/${SESSION}_after" --comm-shape \
+    --bucket-caps "$caps"
 done
 pinned "guard after"
 guard after
