@@ -559,14 +559,14 @@ def rank_steps(workload, opt_args, threads, caps_mb, processes=3, window=3.0):
     for i in range(processes):
         for kind in (kinds if i % 2 == 0 else kinds[::-1]):
             with ProcessPoolExecutor(1, mp_context=ctx) as ex:
-                runs[kind].append(ex.submit(_rank_step_process, workload, opt_args, threads,
+                runs[kind].append(ex.submit(rank_step_process, workload, opt_args, threads,
                                             kind, window).result())
     return {"processes": processes, "window_s": window, "runs": runs,
             "median_step_s": {k: statistics.median(r["step_s"] for r in v)
                               for k, v in runs.items()}}
 
 
-def _rank_step_process(workload, opt_args, threads, kind, window):
+def rank_step_process(workload, opt_args, threads, kind, window):
     """One process of rank_steps: its mean step, mean minor faults per step and step count."""
     spec, batch, classes, shape = workload
     rank_threads(threads)

@@ -7,9 +7,9 @@ the next step faults those pages in again, each zeroed by the kernel. How many p
 faults depends on the process's allocation history (glibc's thresholds move as blocks are
 freed), so two processes of the same step can differ; what a fault costs depends on the
 machine (on a virtual machine, the hypervisor's share in every fault). Each process here
-builds the workload as one testbed rank does (profile_model.one_rank_workload), steps three
+builds the workload as one testbed rank does (profile_model.rank_step_process), steps three
 times, then steps for WINDOW seconds, recording each step's wall time and the process's minor
-faults (getrusage); a process's figures are its means per step. "default" runs with glibc's
+faults over them (getrusage); a process's figures are its means per step. "default" runs with glibc's
 defaults, as the testbed's ranks do; "kept" sets MALLOC_MMAP_THRESHOLD_,
 MALLOC_TRIM_THRESHOLD_ and MALLOC_TOP_PAD_ so that no block goes back to the kernel: the step
 without faults. Their difference over the faults is what one fault cost, given when the
@@ -25,11 +25,9 @@ import argparse
 import datetime
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "profiling"))
@@ -40,22 +38,12 @@ MIN_FAULTS = 1000
 
 
 def child(model, batch, window):
-    """One process: (mean step in seconds, mean minor faults per step, steps)."""
+    """One process: (mean step in seconds, mean minor faults per step, steps), the plain step
+    of one testbed rank (one thread, SGD with lr 0.01 and momentum 0.9, 10 classes)."""
     import profile_model
-    a = argparse.Namespace(model=model, batch=batch, input_shape=None)
-    net, x, y, loss_fn, make_opt = profile_model.one_rank_workload(a)
-    opt = make_opt(net.parameters())
-    for _ in range(3):
-        profile_model.one_step(net, opt, loss_fn, x, y)
-    steps, faults = [], []
-    end = time.perf_counter() + window
-    while time.perf_counter() < end or len(steps) < 5:
-        f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-        t0 = time.perf_counter()
-        profile_model.one_step(net, opt, loss_fn, x, y)
-        steps.append(time.perf_counter() - t0)
-        faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0)
-    return statistics.fmean(steps), statistics.fmean(faults), len(steps)
+    r = profile_model.rank_step_process((model, batch, 10, None), (0.01, 0.9), 1, "plain",
+                                        window)
+    return r["step_s"], r["faults_per_step"], r["steps"]
 
 
 def run_process(model, batch, window, setting):
