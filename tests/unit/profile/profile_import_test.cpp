@@ -580,61 +580,58 @@ TEST_CASE("comm_probe.oversubscription: read when measured, a let of its own, >=
                                         "finite number >= 0, got -0.2"));
 }
 
+namespace {
+
+// An optional number of format 1 at FIELD (MEMBER of the profile): absent from the profile and
+// its text when not recorded; read as VALUE and written as the let LET when recorded; NEGATIVE
+// an error naming FIELD's path and quoting NEGATIVE as the JSON text GOT.
+void check_optional_number(const std::string& field, std::optional<double> Profile::*member,
+                           double value, const std::string& let, const json& negative,
+                           const std::string& got) {
+    const std::string name = let.substr(4, let.find(" =") - 4);
+    json j = read_json("mlp_comm_layers.json");
+    j.erase(field);
+    Diagnostics d0;
+    auto absent = profile::parse_profile(j.dump(), "p.json", d0);
+    REQUIRE_MESSAGE(absent, d0.render());
+    CHECK_FALSE((*absent).*member);
+    CHECK(profile::to_sgdnet(*absent, "m").find(name) == std::string::npos);
+    j[field] = value;
+    Diagnostics d;
+    auto p = profile::parse_profile(j.dump(), "p.json", d);
+    REQUIRE_MESSAGE(p, d.render());
+    REQUIRE((*p).*member);
+    CHECK(*((*p).*member) == value);
+    CHECK(profile::to_sgdnet(*p, "m").find(let) != std::string::npos);
+    j[field] = negative;
+    CHECK(any_contains(parse_errors(j), "p.json: /" + field +
+                                            ": expected a finite number >= 0, got " + got));
+}
+
+}  // namespace
+
 TEST_CASE("buffer_bytes: read when recorded, absent otherwise, a negative value an error") {
     Diagnostics d;
     auto p = profile::load_profile(data_path("mlp_comm_layers.json"), d);
     REQUIRE_MESSAGE(p, d.render());
     REQUIRE(p->buffer_bytes);
     CHECK(*p->buffer_bytes == 136864);
-    CHECK(profile::to_sgdnet(*p, "m").find("let m_buffers = 136864 B;") != std::string::npos);
     Diagnostics d2;
     auto plain = profile::load_profile(data_path("mlp_layers.json"), d2);
     REQUIRE(plain);
     CHECK_FALSE(plain->buffer_bytes);
-    CHECK(profile::to_sgdnet(*plain, "m").find("m_buffers") == std::string::npos);
-    json j = read_json("mlp_comm_layers.json");
-    j["buffer_bytes"] = -5;
-    CHECK(any_contains(parse_errors(j), "p.json: /buffer_bytes: expected a finite number >= 0, "
-                                        "got -5"));
+    check_optional_number("buffer_bytes", &Profile::buffer_bytes, 136864,
+                          "let m_buffers = 136864 B;", -5, "-5");
 }
 
 TEST_CASE("ddp_overhead_s: read when recorded, a let in ms, absent otherwise, >= 0") {
-    json j = read_json("mlp_comm_layers.json");
-    j["ddp_overhead_s"] = 0.00311;
-    Diagnostics d;
-    auto p = profile::parse_profile(j.dump(), "p.json", d);
-    REQUIRE_MESSAGE(p, d.render());
-    REQUIRE(p->ddp_overhead_s);
-    CHECK(*p->ddp_overhead_s == 0.00311);
-    CHECK(profile::to_sgdnet(*p, "m").find("let m_ddp_overhead = 3.11 ms;") != std::string::npos);
-    Diagnostics d2;
-    auto old = profile::load_profile(data_path("mlp_comm_layers.json"), d2);
-    REQUIRE(old);
-    CHECK_FALSE(old->ddp_overhead_s);
-    CHECK(profile::to_sgdnet(*old, "m").find("m_ddp_overhead") == std::string::npos);
-    j["ddp_overhead_s"] = -0.001;
-    CHECK(any_contains(parse_errors(j), "p.json: /ddp_overhead_s: expected a finite number >= 0, "
-                                        "got -0.001"));
+    check_optional_number("ddp_overhead_s", &Profile::ddp_overhead_s, 0.00311,
+                          "let m_ddp_overhead = 3.11 ms;", -0.001, "-0.001");
 }
 
 TEST_CASE("ps_worker_overhead_s: read when recorded, a let in ms, absent otherwise, >= 0") {
-    json j = read_json("mlp_comm_layers.json");
-    j["ps_worker_overhead_s"] = 0.0125;
-    Diagnostics d;
-    auto p = profile::parse_profile(j.dump(), "p.json", d);
-    REQUIRE_MESSAGE(p, d.render());
-    REQUIRE(p->ps_worker_overhead_s);
-    CHECK(*p->ps_worker_overhead_s == 0.0125);
-    CHECK(profile::to_sgdnet(*p, "m").find("let m_ps_worker_overhead = 12.5 ms;") !=
-          std::string::npos);
-    Diagnostics d2;
-    auto old = profile::load_profile(data_path("mlp_comm_layers.json"), d2);
-    REQUIRE(old);
-    CHECK_FALSE(old->ps_worker_overhead_s);
-    CHECK(profile::to_sgdnet(*old, "m").find("m_ps_worker_overhead") == std::string::npos);
-    j["ps_worker_overhead_s"] = -0.002;
-    CHECK(any_contains(parse_errors(j), "p.json: /ps_worker_overhead_s: expected a finite number "
-                                        ">= 0, got -0.002"));
+    check_optional_number("ps_worker_overhead_s", &Profile::ps_worker_overhead_s, 0.0125,
+                          "let m_ps_worker_overhead = 12.5 ms;", -0.002, "-0.002");
 }
 
 TEST_CASE("server_update_s, aggregate_s: read when recorded, lets, absent otherwise") {
