@@ -477,13 +477,15 @@ def model_text(profile, table, wl, mode, gran, plain, link, comm_from=None,
                      f"// between two computations, at the configuration's pause ({source}):\n"
                      "// predict.py sets it; the default is the pace back to back.\n"
                      "param pace = 1;\n")
-    ddp_own, ddp_lets = ddp_cost(table, wl) if hosted and mode == "ddp" else (None, "")
+    ddp_own, ddp_lets = None, ""
     if hosted and mode == "ddp" and "rank_steps" in profile:
         ddp_own, ddp_lets = "ddp_own", (
             "// What DDP adds to a rank's step at the configuration's cap: the profile's rank\n"
             "// steps at that cap when it timed it (predict.py sets it), else their median over\n"
             "// its caps (ddp_overhead_s).\n"
             f"param ddp_own = {profile['ddp_overhead_s'] * 1e3:.4g} ms;\n")
+    elif hosted and mode == "ddp":
+        ddp_own, ddp_lets = ddp_cost(table, wl)
     if ddp_lets:
         lines.append(ddp_lets)
     compute = f"  compute = {wl}_compute;\n" if gran == "coarse" else ""
@@ -657,7 +659,7 @@ def config_sets(key, c, sessions=SESSIONS):
     if mode == "ddp":
         sets["cap"] = f"{cap:g}MiB"
         timed = profile.get("ddp_buckets", {}).get(f"{cap:g}", {}).get("rank_overhead_s")
-        if "rank_steps" in profile and timed is not None:
+        if timed is not None:
             sets["ddp_own"] = f"{max(0.0, timed) * 1e3:.6g}ms"
     goodput = goodput_Bps(rate, c["eff"])
     curve = pause_curve(profile, wl) if mode != "ddp" else None
