@@ -547,8 +547,11 @@ def rank_steps(workload, opt_args, threads, caps_mb, processes=3, window=3.0):
     wrapper's buckets and the flat tensors change it, and a fresh process is where a rank
     starts (docs/profiles.md, "Page faults"). `processes` processes per kind, the kinds in
     turn and in reverse order every other round; each process steps three times, then for
-    `window` seconds (at least five steps). Returns {"processes", "window_s", "runs": {kind:
-    [{"step_s", "faults_per_step", "steps"}]}, "median_step_s": {kind: s}}. `workload` =
+    `window` seconds (at least five steps). Every process runs on the same CPUs (the first
+    `threads` of this process's), so that a core slower than the other for a while cannot
+    split the kinds by where the scheduler placed them. Returns {"processes", "window_s",
+    "cpus", "runs": {kind: [{"step_s", "faults_per_step", "steps"}]}, "median_step_s": {kind:
+    s}}. `workload` =
     (spec, batch, classes, input shape) as build_workload takes them; `opt_args` = (lr,
     momentum)."""
     import multiprocessing as mp
@@ -556,18 +559,22 @@ def rank_steps(workload, opt_args, threads, caps_mb, processes=3, window=3.0):
     kinds = ["plain", "ps_worker"] + [f"ddp:{c:g}" for c in caps_mb]
     runs = {k: [] for k in kinds}
     ctx = mp.get_context("spawn")
+    cpus = sorted(os.sched_getaffinity(0))[:threads]
     for i in range(processes):
         for kind in (kinds if i % 2 == 0 else kinds[::-1]):
             with ProcessPoolExecutor(1, mp_context=ctx) as ex:
                 runs[kind].append(ex.submit(rank_step_process, workload, opt_args, threads,
-                                            kind, window).result())
-    return {"processes": processes, "window_s": window, "runs": runs,
+                                            kind, window, cpus).result())
+    return {"processes": processes, "window_s": window, "cpus": cpus, "runs": runs,
             "median_step_s": {k: statistics.median(r["step_s"] for r in v)
                               for k, v in runs.items()}}
 
 
-def rank_step_process(workload, opt_args, threads, kind, window):
-    """One process of rank_steps: its mean step, mean minor faults per step and step count."""
+def rank_step_process(workload, opt_args, threads, kind, window, cpus=None):
+    """One process of rank_steps: its mean step, mean minor faults per step and step count;
+    on the CPUs `cpus` when given."""
+    if cpus:
+        os.sched_setaffinity(0, cpus)
     spec, batch, classes, shape = workload
     rank_threads(threads)
     torch.manual_seed(0)
