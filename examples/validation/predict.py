@@ -442,7 +442,7 @@ def model_text(profile, table, wl, mode, gran, plain, link, comm_from=None,
     PS_SYNC_SHARING is how the PS sync messages share a link direction (fair, as TCP streams
     ideally do, unless told). KNOBS names parameters of a diagnosis that the model declares,
     each without effect unless set: `idle_share` (0) reduces the host's cores by that share,
-    `comm_scale` (1) multiplies comm_cpu."""
+    `comm_scale` (1) multiplies comm_cpu, `ddp_speed` (1) divides a DDP rank's compute."""
     hosted = not plain
     link_cpu = link_comm_cpu(link).get(wl) if hosted and not comm_from else None
     source = (f"// Compute that the emulated link's traffic takes from busy cores, per byte at\n"
@@ -456,6 +456,9 @@ def model_text(profile, table, wl, mode, gran, plain, link, comm_from=None,
     host_line = "  host = h;\n" if hosted else ""
     paced = hosted and step_curve(profile, wl) is not None
     pace_line = "  speed = pace;          // its step after the pause before it\n" if paced else ""
+    if "ddp_speed" in knobs and mode == "ddp" and hosted and "rank_steps" in profile:
+        pace_line = ("  speed = ddp_speed;     // a DDP rank's step against the plain one\n"
+                     if not paced else "  speed = pace * ddp_speed;\n")
     lines = [f"// {wl}, {mode}, {gran}-grained{' (no host terms)' if plain else ''}: "
              f"written by examples/validation/predict.py.",
              f"model {wl}_{mode.replace('-', '_')}_{gran}{'_plain' if plain else ''};",
@@ -465,6 +468,8 @@ def model_text(profile, table, wl, mode, gran, plain, link, comm_from=None,
         idle = "idle_share" in knobs
         cores = f"{wl}_cores * (1 - idle_share)" if idle else f"{wl}_cores"
         lines.append(lets + ("param idle_share = 0;\n" if idle else "") +
+                     ("param ddp_speed = 1;\n" if "ddp_speed" in knobs and mode == "ddp"
+                      else "") +
                      ("param comm_scale = 1;\n" if "comm_scale" in knobs else "") +
                      f"host h {{ cores = {cores};{terms} }}  "
                      f"// every rank on the one machine\n")
@@ -873,6 +878,43 @@ def idle_share(a, configs):
     print("\n".join(summary(errs)))
 
 
+def rank_step_ratio(profile, cap):
+    """A DDP rank's step at CAP against the plain step, as the profile's rank steps timed them
+    (the caps' median of DDP's own cost where CAP was not timed): plain median over plain
+    median plus that cost. Above 1 when the DDP rank's step was the shorter; None without
+    rank steps."""
+    if "rank_steps" not in profile:
+        return None
+    buckets = profile.get("ddp_buckets", {})
+    own = buckets.get(f"{cap:g}", {}).get("rank_overhead_s")
+    if own is None:
+        own = statistics.median(b["rank_overhead_s"] for b in buckets.values()
+                                if "rank_overhead_s" in b)
+    plain = profile["rank_steps"]["median_step_s"]["plain"]
+    return plain / (plain + own)
+
+
+def signed_ddp(a, configs):
+    """Every session predicted with DDP's own cost signed: where a profile's rank steps found
+    the DDP rank's step shorter than the plain one (fewer page faults), the DDP rank's compute
+    is divided by their ratio instead of DDP's cost being taken as 0. The DDP rows of the
+    profiles with rank steps and the summary. A diagnosis, not a model of the table."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        models = write_all_models(a.sgdnet, configs, tmp, knobs=("ddp_speed",))
+
+        def faster(key, c):
+            fname, mode, wl, world, rate, cap = key
+            ratio = (rank_step_ratio(load_profile(SESSIONS[fname], wl), cap)
+                     if mode == "ddp" else None)
+            return {"ddp_speed": f"{ratio:.6f}"} if ratio is not None and ratio > 1 else {}
+        rows, errs = predict_rows(a, configs, models, faster)
+    for key, row in zip(sorted(configs, key=lambda k: row_key((k, configs[k]))), rows):
+        if key[1] == "ddp" and faster(key, configs[key]):
+            print(row, "ddp_speed", faster(key, configs[key])["ddp_speed"])
+    print("\n".join(summary(errs)))
+
+
 def bracket(a, configs):
     """The sessions of BRACKETS predicted twice, from the profiles taken right before each
     workload's runs (the table's) and from those taken again right after them: each
@@ -1064,6 +1106,11 @@ def main():
                     help="predict every session with the host's cores reduced by SHARE (e.g. "
                          "0.04) wherever the ranks outnumber them; prints the summary and "
                          "leaves README.md and models/ alone")
+    ap.add_argument("--signed-ddp", action="store_true",
+                    help="predict every session with a DDP rank's compute divided by its step's "
+                         "ratio to the plain step where the profile's rank steps found it the "
+                         "shorter; prints those rows and the summary and leaves README.md and "
+                         "models/ alone")
     a = ap.parse_args()
     configs = load_configs()
     if a.check:
@@ -1074,6 +1121,8 @@ def main():
         return comm_cpu_from(a, configs)
     if a.idle_share is not None:
         return idle_share(a, configs)
+    if a.signed_ddp:
+        return signed_ddp(a, configs)
     if a.bracket:
         return bracket(a, configs)
     if a.capacity_step:
