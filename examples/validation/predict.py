@@ -89,14 +89,16 @@ SESSIONS = {"session1.jsonl": "profiles", "session2.jsonl": "profiles",
             "session20.jsonl": "profiles/session20", "session21.jsonl": "profiles/session21",
             "session22.jsonl": "profiles/session22", "session23.jsonl": "profiles/session23",
             "session24.jsonl": "profiles/session24", "session25.jsonl": "profiles/session25",
-            "session26.jsonl": "profiles/session26", "session27.jsonl": "profiles/session27"}
+            "session26.jsonl": "profiles/session26", "session27.jsonl": "profiles/session27",
+            "session28.jsonl": "profiles/session28"}
 # Profiles of a workload taken again right after its runs (sitting.sh): a bracket of the
 # profiles above, predicted from by --bracket only.
 BRACKETS = {"session23.jsonl": "profiles/session23_after",
             "session24.jsonl": "profiles/session24_after",
             "session25.jsonl": "profiles/session25_after",
             "session26.jsonl": "profiles/session26_after",
-            "session27.jsonl": "profiles/session27_after"}
+            "session27.jsonl": "profiles/session27_after",
+            "session28.jsonl": "profiles/session28_after"}
 # The link's comm_cpu measured in the sitting of a profile set; the other sets use the file
 # measured after sessions 1-4. None: the profiles' own comm_cpu (taken with --comm-shape).
 LINK_COMM_CPU = {"profiles/session5": "session5_link_comm_cpu.jsonl", "profiles/session6": None,
@@ -112,7 +114,8 @@ LINK_COMM_CPU = {"profiles/session5": "session5_link_comm_cpu.jsonl", "profiles/
                  "profiles/session24_after": None, "profiles/session25": None,
                  "profiles/session25_after": None, "profiles/session26": None,
                  "profiles/session26_after": None, "profiles/session27": None,
-                 "profiles/session27_after": None}
+                 "profiles/session27_after": None, "profiles/session28": None,
+                 "profiles/session28_after": None}
 # The one-node oversubscription probe (colocation.py --crowded) for profile sets without one.
 OVERSUBSCRIPTION = "oversubscription.jsonl"
 # The one-node measurement of DDP's own cost (ddp_cost.py) for profile sets without one.
@@ -245,6 +248,22 @@ def ddp_cost(table, wl):
             f"// What DDP adds to the step at world 1 (ddp_cost.py on one node,\n"
             f"// runs/{DDP_OVERHEAD}).\nlet {wl}_ddp_cost = {ddp_costs()[wl] * 1e3:.4g} ms;\n")
     return None, ""
+
+
+def rank_step_ratio(profile, cap):
+    """A DDP rank's step at CAP against the plain step, as the profile's rank steps timed them
+    (the caps' median of DDP's own cost where CAP is None or was not timed): the plain median
+    over the plain median plus that cost. Above 1 when the DDP rank's step was the shorter
+    (page faults the plain step takes and the DDP rank does not); None without rank steps."""
+    if "rank_steps" not in profile:
+        return None
+    buckets = profile.get("ddp_buckets", {})
+    own = buckets.get(f"{cap:g}", {}).get("rank_overhead_s") if cap is not None else None
+    if own is None:
+        own = statistics.median(b["rank_overhead_s"] for b in buckets.values()
+                                if "rank_overhead_s" in b)
+    plain = profile["rank_steps"]["median_step_s"]["plain"]
+    return plain / (plain + own)
 
 
 @functools.lru_cache(maxsize=None)
@@ -444,7 +463,7 @@ def model_text(profile, table, wl, mode, gran, plain, link, comm_from=None,
     PS_SYNC_SHARING is how the PS sync messages share a link direction (fair, as TCP streams
     ideally do, unless told). KNOBS names parameters of a diagnosis that the model declares,
     each without effect unless set: `idle_share` (0) reduces the host's cores by that share,
-    `comm_scale` (1) multiplies comm_cpu, `ddp_speed` (1) divides a DDP rank's compute."""
+    `comm_scale` (1) multiplies comm_cpu."""
     hosted = not plain
     link_cpu = link_comm_cpu(link).get(wl) if hosted and not comm_from else None
     source = (f"// Compute that the emulated link's traffic takes from busy cores, per byte at\n"
@@ -458,7 +477,7 @@ def model_text(profile, table, wl, mode, gran, plain, link, comm_from=None,
     host_line = "  host = h;\n" if hosted else ""
     paced = hosted and step_curve(profile, wl) is not None
     pace_line = "  speed = pace;          // its step after the pause before it\n" if paced else ""
-    if "ddp_speed" in knobs and mode == "ddp" and hosted and "rank_steps" in profile:
+    if mode == "ddp" and hosted and "rank_steps" in profile:
         pace_line = ("  speed = ddp_speed;     // a DDP rank's step against the plain one\n"
                      if not paced else "  speed = pace * ddp_speed;\n")
     lines = [f"// {wl}, {mode}, {gran}-grained{' (no host terms)' if plain else ''}: "
@@ -470,8 +489,6 @@ def model_text(profile, table, wl, mode, gran, plain, link, comm_from=None,
         idle = "idle_share" in knobs
         cores = f"{wl}_cores * (1 - idle_share)" if idle else f"{wl}_cores"
         lines.append(lets + ("param idle_share = 0;\n" if idle else "") +
-                     ("param ddp_speed = 1;\n" if "ddp_speed" in knobs and mode == "ddp"
-                      else "") +
                      ("param comm_scale = 1;\n" if "comm_scale" in knobs else "") +
                      f"host h {{ cores = {cores};{terms} }}  "
                      f"// every rank on the one machine\n")
@@ -489,8 +506,11 @@ def model_text(profile, table, wl, mode, gran, plain, link, comm_from=None,
         ddp_own, ddp_lets = "ddp_own", (
             "// What DDP adds to a rank's step at the configuration's cap: the profile's rank\n"
             "// steps at that cap when it timed it (predict.py sets it), else their median over\n"
-            "// its caps (ddp_overhead_s).\n"
-            f"param ddp_own = {profile['ddp_overhead_s'] * 1e3:.4g} ms;\n")
+            "// its caps (ddp_overhead_s); where the DDP rank's step was the shorter (fewer page\n"
+            "// faults), 0 and instead the DDP rank's compute divided by the plain step over\n"
+            "// the DDP rank's (ddp_speed, as predict.py sets it).\n"
+            f"param ddp_own = {profile['ddp_overhead_s'] * 1e3:.4g} ms;\n"
+            f"param ddp_speed = {max(1.0, rank_step_ratio(profile, None)):.6g};\n")
     elif hosted and mode == "ddp":
         ddp_own, ddp_lets = ddp_cost(table, wl)
     if ddp_lets:
@@ -668,6 +688,9 @@ def config_sets(key, c, sessions=SESSIONS):
         timed = profile.get("ddp_buckets", {}).get(f"{cap:g}", {}).get("rank_overhead_s")
         if timed is not None:
             sets["ddp_own"] = f"{max(0.0, timed) * 1e3:.6g}ms"
+        ratio = rank_step_ratio(profile, cap)
+        if ratio is not None:
+            sets["ddp_speed"] = f"{max(1.0, ratio):.6f}"
     goodput = goodput_Bps(rate, c["eff"])
     curve = pause_curve(profile, wl) if mode != "ddp" else None
     if curve is not None:
@@ -715,6 +738,7 @@ def predict_rows(a, configs, models, extra=None, sessions=SESSIONS):
                     s.pop("server_work", None)  # the plain model has no host terms
                     s.pop("pace", None)
                     s.pop("ddp_own", None)
+                    s.pop("ddp_speed", None)
                 else:
                     s.update(more)
                 if mode == "ddp" and variant == ("coarse", False):
@@ -877,43 +901,6 @@ def idle_share(a, configs):
         def crowded(key, c):
             return {"idle_share": f"{a.idle_share:g}"} if outnumbered(key) else {}
         _, errs = predict_rows(a, configs, models, crowded)
-    print("\n".join(summary(errs)))
-
-
-def rank_step_ratio(profile, cap):
-    """A DDP rank's step at CAP against the plain step, as the profile's rank steps timed them
-    (the caps' median of DDP's own cost where CAP was not timed): plain median over plain
-    median plus that cost. Above 1 when the DDP rank's step was the shorter; None without
-    rank steps."""
-    if "rank_steps" not in profile:
-        return None
-    buckets = profile.get("ddp_buckets", {})
-    own = buckets.get(f"{cap:g}", {}).get("rank_overhead_s")
-    if own is None:
-        own = statistics.median(b["rank_overhead_s"] for b in buckets.values()
-                                if "rank_overhead_s" in b)
-    plain = profile["rank_steps"]["median_step_s"]["plain"]
-    return plain / (plain + own)
-
-
-def signed_ddp(a, configs):
-    """Every session predicted with DDP's own cost signed: where a profile's rank steps found
-    the DDP rank's step shorter than the plain one (fewer page faults), the DDP rank's compute
-    is divided by their ratio instead of DDP's cost being taken as 0. The DDP rows of the
-    profiles with rank steps and the summary. A diagnosis, not a model of the table."""
-    import tempfile
-    with tempfile.TemporaryDirectory() as tmp:
-        models = write_all_models(a.sgdnet, configs, tmp, knobs=("ddp_speed",))
-
-        def faster(key, c):
-            fname, mode, wl, world, rate, cap = key
-            ratio = (rank_step_ratio(load_profile(SESSIONS[fname], wl), cap)
-                     if mode == "ddp" else None)
-            return {"ddp_speed": f"{ratio:.6f}"} if ratio is not None and ratio > 1 else {}
-        rows, errs = predict_rows(a, configs, models, faster)
-    for key, row in zip(sorted(configs, key=lambda k: row_key((k, configs[k]))), rows):
-        if key[1] == "ddp" and faster(key, configs[key]):
-            print(row, "ddp_speed", faster(key, configs[key])["ddp_speed"])
     print("\n".join(summary(errs)))
 
 
@@ -1108,11 +1095,6 @@ def main():
                     help="predict every session with the host's cores reduced by SHARE (e.g. "
                          "0.04) wherever the ranks outnumber them; prints the summary and "
                          "leaves README.md and models/ alone")
-    ap.add_argument("--signed-ddp", action="store_true",
-                    help="predict every session with a DDP rank's compute divided by its step's "
-                         "ratio to the plain step where the profile's rank steps found it the "
-                         "shorter; prints those rows and the summary and leaves README.md and "
-                         "models/ alone")
     a = ap.parse_args()
     configs = load_configs()
     if a.check:
@@ -1123,8 +1105,6 @@ def main():
         return comm_cpu_from(a, configs)
     if a.idle_share is not None:
         return idle_share(a, configs)
-    if a.signed_ddp:
-        return signed_ddp(a, configs)
     if a.bracket:
         return bracket(a, configs)
     if a.capacity_step:
