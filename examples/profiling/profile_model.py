@@ -550,10 +550,9 @@ def rank_steps(workload, opt_args, threads, caps_mb, processes=3, window=3.0):
     `window` seconds (at least five steps). Every process runs on the same CPUs (the first
     `threads` of this process's), so that a core slower than the other for a while cannot
     split the kinds by where the scheduler placed them. Returns {"processes", "window_s",
-    "cpus", "runs": {kind: [{"step_s", "faults_per_step", "steps"}]}, "median_step_s": {kind:
-    s}}. `workload` =
-    (spec, batch, classes, input shape) as build_workload takes them; `opt_args` = (lr,
-    momentum)."""
+    "cpus", "runs": {kind: [{"step_s", "faults_per_step", "steps"}]},
+    "median_step_s": {kind: s}}. `workload` = (spec, batch, classes, input shape) as
+    build_workload takes them; `opt_args` = (lr, momentum)."""
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
     kinds = ["plain", "ps_worker"] + [f"ddp:{c:g}" for c in caps_mb]
@@ -831,8 +830,9 @@ def main():
     path = os.path.join(a.out_dir, f"{name}_layers.json")
     with open(path, "w") as f:
         json.dump(doc, f, indent=1)
+    step_ms = doc["totals"]["step_s"]["mean"] * 1e3
     print(f"wrote {path} and {os.path.join(a.out_dir, trace_name)}: {len(out_layers)} layers, "
-          f"{doc['total_param_bytes']} gradient bytes, step {doc['totals']['step_s']['mean']*1e3:.2f} ms")
+          f"{doc['total_param_bytes']} gradient bytes, step {step_ms:.2f} ms")
 
 
 if __name__ == "__main__":

@@ -9,8 +9,8 @@ freed), so two processes of the same step can differ; what a fault costs depends
 machine (on a virtual machine, the hypervisor's share in every fault). Each process here
 builds the workload as one testbed rank does (profile_model.rank_step_process), steps three
 times, then steps for WINDOW seconds, recording each step's wall time and the process's minor
-faults over them (getrusage); a process's figures are its means per step. "default" runs with glibc's
-defaults, as the testbed's ranks do; "kept" sets MALLOC_MMAP_THRESHOLD_,
+faults over them (getrusage); a process's figures are its means per step. "default" runs with
+glibc's defaults, as the testbed's ranks do; "kept" sets MALLOC_MMAP_THRESHOLD_,
 MALLOC_TRIM_THRESHOLD_ and MALLOC_TOP_PAD_ so that no block goes back to the kernel: the step
 without faults. Their difference over the faults is what one fault cost, given when the
 default step takes at least MIN_FAULTS faults (fewer do not stand out of the step's noise).
