@@ -250,6 +250,15 @@ def ddp_cost(table, wl):
     return None, ""
 
 
+def cap_rank_overhead(profile, cap):
+    """What DDP adds to a rank's step at CAP (MiB) as the profile's rank steps timed it
+    (signed: below 0 where the DDP rank's step was the shorter); None where CAP is None or
+    the profile did not time it."""
+    if cap is None:
+        return None
+    return profile.get("ddp_buckets", {}).get(f"{cap:g}", {}).get("rank_overhead_s")
+
+
 def rank_step_ratio(profile, cap):
     """A DDP rank's step at CAP against the plain step, as the profile's rank steps timed them
     (the caps' median of DDP's own cost where CAP is None or was not timed): the plain median
@@ -257,10 +266,9 @@ def rank_step_ratio(profile, cap):
     (page faults the plain step takes and the DDP rank does not); None without rank steps."""
     if "rank_steps" not in profile:
         return None
-    buckets = profile.get("ddp_buckets", {})
-    own = buckets.get(f"{cap:g}", {}).get("rank_overhead_s") if cap is not None else None
+    own = cap_rank_overhead(profile, cap)
     if own is None:
-        own = statistics.median(b["rank_overhead_s"] for b in buckets.values()
+        own = statistics.median(b["rank_overhead_s"] for b in profile["ddp_buckets"].values()
                                 if "rank_overhead_s" in b)
     plain = profile["rank_steps"]["median_step_s"]["plain"]
     return plain / (plain + own)
@@ -477,7 +485,8 @@ def model_text(profile, table, wl, mode, gran, plain, link, comm_from=None,
     host_line = "  host = h;\n" if hosted else ""
     paced = hosted and step_curve(profile, wl) is not None
     pace_line = "  speed = pace;          // its step after the pause before it\n" if paced else ""
-    if mode == "ddp" and hosted and "rank_steps" in profile:
+    ranks_timed = hosted and mode == "ddp" and "rank_steps" in profile
+    if ranks_timed:
         pace_line = ("  speed = ddp_speed;     // a DDP rank's step against the plain one\n"
                      if not paced else "  speed = pace * ddp_speed;\n")
     lines = [f"// {wl}, {mode}, {gran}-grained{' (no host terms)' if plain else ''}: "
@@ -502,7 +511,7 @@ def model_text(profile, table, wl, mode, gran, plain, link, comm_from=None,
                      "// predict.py sets it; the default is the pace back to back.\n"
                      "param pace = 1;\n")
     ddp_own, ddp_lets = None, ""
-    if hosted and mode == "ddp" and "rank_steps" in profile:
+    if ranks_timed:
         ddp_own, ddp_lets = "ddp_own", (
             "// What DDP adds to a rank's step at the configuration's cap: the profile's rank\n"
             "// steps at that cap when it timed it (predict.py sets it), else their median over\n"
@@ -685,7 +694,7 @@ def config_sets(key, c, sessions=SESSIONS):
     profile = load_profile(sessions[fname], wl)
     if mode == "ddp":
         sets["cap"] = f"{cap:g}MiB"
-        timed = profile.get("ddp_buckets", {}).get(f"{cap:g}", {}).get("rank_overhead_s")
+        timed = cap_rank_overhead(profile, cap)
         if timed is not None:
             sets["ddp_own"] = f"{max(0.0, timed) * 1e3:.6g}ms"
         ratio = rank_step_ratio(profile, cap)
