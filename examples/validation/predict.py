@@ -90,7 +90,7 @@ SESSIONS = {"session1.jsonl": "profiles", "session2.jsonl": "profiles",
             "session22.jsonl": "profiles/session22", "session23.jsonl": "profiles/session23",
             "session24.jsonl": "profiles/session24", "session25.jsonl": "profiles/session25",
             "session26.jsonl": "profiles/session26", "session27.jsonl": "profiles/session27",
-            "session28.jsonl": "profiles/session28"}
+            "session28.jsonl": "profiles/session28", "session29.jsonl": "profiles/session29"}
 # Profiles of a workload taken again right after its runs (sitting.sh): a bracket of the
 # profiles above, predicted from by --bracket only.
 BRACKETS = {"session23.jsonl": "profiles/session23_after",
@@ -98,7 +98,8 @@ BRACKETS = {"session23.jsonl": "profiles/session23_after",
             "session25.jsonl": "profiles/session25_after",
             "session26.jsonl": "profiles/session26_after",
             "session27.jsonl": "profiles/session27_after",
-            "session28.jsonl": "profiles/session28_after"}
+            "session28.jsonl": "profiles/session28_after",
+            "session29.jsonl": "profiles/session29_after"}
 # The link's comm_cpu measured in the sitting of a profile set; the other sets use the file
 # measured after sessions 1-4. None: the profiles' own comm_cpu (taken with --comm-shape).
 LINK_COMM_CPU = {"profiles/session5": "session5_link_comm_cpu.jsonl", "profiles/session6": None,
@@ -115,7 +116,8 @@ LINK_COMM_CPU = {"profiles/session5": "session5_link_comm_cpu.jsonl", "profiles/
                  "profiles/session25_after": None, "profiles/session26": None,
                  "profiles/session26_after": None, "profiles/session27": None,
                  "profiles/session27_after": None, "profiles/session28": None,
-                 "profiles/session28_after": None}
+                 "profiles/session28_after": None, "profiles/session29": None,
+                 "profiles/session29_after": None}
 # The one-node oversubscription probe (colocation.py --crowded) for profile sets without one.
 OVERSUBSCRIPTION = "oversubscription.jsonl"
 # The one-node measurement of DDP's own cost (ddp_cost.py) for profile sets without one.
