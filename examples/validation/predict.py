@@ -261,11 +261,12 @@ def cap_rank_overhead(profile, cap):
     return profile.get("ddp_buckets", {}).get(f"{cap:g}", {}).get("rank_overhead_s")
 
 
-def rank_step_ratio(profile, cap):
-    """A DDP rank's step at CAP against the plain step, as the profile's rank steps timed them
-    (the caps' median of DDP's own cost where CAP is None or was not timed): the plain median
-    over the plain median plus that cost. Above 1 when the DDP rank's step was the shorter
-    (page faults the plain step takes and the DDP rank does not); None without rank steps."""
+def ddp_speed(profile, cap):
+    """The speed of a DDP rank's compute at CAP, as the profile's rank steps timed them (the
+    caps' median of DDP's own cost where CAP is None or was not timed): the plain median over
+    the plain median plus that cost, at least 1. Above 1 when the DDP rank's step was the
+    shorter (page faults the plain step takes and the DDP rank does not); None without rank
+    steps."""
     if "rank_steps" not in profile:
         return None
     own = cap_rank_overhead(profile, cap)
@@ -273,7 +274,7 @@ def rank_step_ratio(profile, cap):
         own = statistics.median(b["rank_overhead_s"] for b in profile["ddp_buckets"].values()
                                 if "rank_overhead_s" in b)
     plain = profile["rank_steps"]["median_step_s"]["plain"]
-    return plain / (plain + own)
+    return max(1.0, plain / (plain + own))
 
 
 @functools.lru_cache(maxsize=None)
@@ -521,7 +522,7 @@ def model_text(profile, table, wl, mode, gran, plain, link, comm_from=None,
             "// faults), 0 and instead the DDP rank's compute divided by the plain step over\n"
             "// the DDP rank's (ddp_speed, as predict.py sets it).\n"
             f"param ddp_own = {profile['ddp_overhead_s'] * 1e3:.4g} ms;\n"
-            f"param ddp_speed = {max(1.0, rank_step_ratio(profile, None)):.6g};\n")
+            f"param ddp_speed = {ddp_speed(profile, None):.6g};\n")
     elif hosted and mode == "ddp":
         ddp_own, ddp_lets = ddp_cost(table, wl)
     if ddp_lets:
@@ -699,9 +700,9 @@ def config_sets(key, c, sessions=SESSIONS):
         timed = cap_rank_overhead(profile, cap)
         if timed is not None:
             sets["ddp_own"] = f"{max(0.0, timed) * 1e3:.6g}ms"
-        ratio = rank_step_ratio(profile, cap)
-        if ratio is not None:
-            sets["ddp_speed"] = f"{max(1.0, ratio):.6f}"
+        speed = ddp_speed(profile, cap)
+        if speed is not None:
+            sets["ddp_speed"] = f"{speed:.6f}"
     goodput = goodput_Bps(rate, c["eff"])
     curve = pause_curve(profile, wl) if mode != "ddp" else None
     if curve is not None:
